@@ -1,0 +1,46 @@
+// One registry of suffix-array algorithms: the CLI, the API, bench and crosscheck all list them from here.
+import type { SharedHeap } from "../cpu/memory.js";
+import type { Kernels } from "../cpu/wasm.js";
+
+/** Where an algorithm runs. */
+export type EngineKind = "cpu" | "gpu";
+
+/** What an algorithm gets: the text and an n-entry SA region in one shared memory. */
+export interface BuildContext {
+  heap: SharedHeap;
+  /** Kernels instantiated on `heap.memory` in the calling thread. */
+  kernels: Kernels;
+  textPtr: number;
+  n: number;
+  /** n u32 slots; the algorithm leaves the suffix array here. */
+  saPtr: number;
+  threads: number;
+  onProgress?: (fraction: number) => void;
+}
+
+/** The one contract every algorithm implements: (text, context) -> SA. */
+export interface SuffixSorter {
+  readonly name: string;
+  readonly engine: EngineKind;
+  readonly description: string;
+  /** Largest n the algorithm accepts (memory or index-width limits). */
+  readonly maxLength: number;
+  /** Bytes of heap beyond text and SA the algorithm will reserve for input length n (a planning hint). */
+  scratchBytes(n: number): number;
+  build(ctx: BuildContext): Promise<void>;
+}
+
+const sorters = new Map<string, SuffixSorter>();
+
+export function registerSorter(sorter: SuffixSorter): void {
+  if (sorters.has(sorter.name)) throw new Error(`sufsort: algorithm ${sorter.name} registered twice`);
+  sorters.set(sorter.name, sorter);
+}
+
+export function getSorter(name: string): SuffixSorter | undefined {
+  return sorters.get(name);
+}
+
+export function listSorters(): SuffixSorter[] {
+  return [...sorters.values()];
+}

@@ -116,3 +116,29 @@ export function firstDifference(a: ArrayLike<number>, b: ArrayLike<number>): num
   for (let i = 0; i < m; i++) if (a[i] !== b[i]) return i;
   return a.length === b.length ? -1 : m;
 }
+
+/**
+ * An independent oracle for large n: prefix doubling with rank pairs sorted by a comparison sort,
+ * O(n log^2 n). Slow but simple enough to trust; used where the naive oracle is quadratic.
+ */
+export function doublingSuffixArray(t: Uint8Array): Uint32Array {
+  const n = t.length;
+  const sa = new Uint32Array(n);
+  for (let i = 0; i < n; i++) sa[i] = i;
+  let rank = new Int32Array(n);
+  for (let i = 0; i < n; i++) rank[i] = t[i];
+  const next = new Int32Array(n);
+  for (let h = 1; ; h *= 2) {
+    const key2 = (i: number) => (i + h < n ? rank[i + h] : -1);
+    sa.sort((a, b) => rank[a] - rank[b] || key2(a) - key2(b));
+    next[sa[0]] = 0;
+    for (let k = 1; k < n; k++) {
+      const a = sa[k - 1];
+      const b = sa[k];
+      next[b] = next[a] + (rank[a] !== rank[b] || key2(a) !== key2(b) ? 1 : 0);
+    }
+    rank.set(next);
+    if (n === 0 || rank[sa[n - 1]] === n - 1) break;
+  }
+  return sa;
+}

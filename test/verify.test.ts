@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { suffixArray, verifySuffixArray } from "../src/index.js";
 import { hardFamilies, naiveSuffixArray, randomText, rng } from "./support/inputs.js";
+import { verifyLarge } from "../src/engine/verify-large.js";
 
 /** Whether adjacent entries k, k+1 of sa violate the definition (the verifier's message must point at one). */
 function violatesAt(t: Uint8Array, sa: Uint32Array, k: number): boolean {
@@ -112,5 +113,26 @@ describe("verifySuffixArray", () => {
     [bad[k], bad[k + 1]] = [bad[k + 1], bad[k]];
     const v = await verifySuffixArray(t, bad);
     expect(v).toMatchObject({ ok: false, kind: "order", position: k });
+  });
+});
+
+describe("verifyLarge (the TypeScript twin for inputs beyond the WebAssembly memory)", () => {
+  it("gives the same verdict as the WebAssembly verifier on correct and corrupted arrays", async () => {
+    const r = rng(3);
+    for (let trial = 0; trial < 300; trial++) {
+      const n = Math.floor(r() * 200);
+      const t = randomText(n, [1, 2, 4, 26, 256][trial % 5], trial);
+      const sa = naiveSuffixArray(t);
+      if (n > 0 && trial % 4 !== 0) {
+        const a = Math.floor(r() * n);
+        const b = Math.floor(r() * n);
+        if (trial % 4 === 1) [sa[a], sa[b]] = [sa[b], sa[a]];
+        else if (trial % 4 === 2) sa[a] = sa[b];
+        else sa[a] = n + b;
+      }
+      expect(verifyLarge(t, sa)).toEqual(await verifySuffixArray(t, sa));
+    }
+    const t = new TextEncoder().encode("banana");
+    expect(verifyLarge(t, Uint32Array.of(5, 3, 1))).toEqual(await verifySuffixArray(t, Uint32Array.of(5, 3, 1)));
   });
 });

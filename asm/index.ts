@@ -1,3 +1,4 @@
 // The one WebAssembly module: every kernel is exported from here. Kernels take raw pointers into
 // the host-owned shared memory and never allocate (see src/cpu/memory.ts).
 export { probe } from "./probe";
+export { sais } from "./sais";

@@ -2,3 +2,4 @@
 // the host-owned shared memory and never allocate (see src/cpu/memory.ts).
 export { probe } from "./probe";
 export { verifySuffixArray, firstViolation } from "./verify";
+export { sais } from "./sais";

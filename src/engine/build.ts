@@ -5,6 +5,8 @@ import { instantiate, type Kernels } from "../cpu/wasm.js";
 import { failure, usageError } from "../errors.js";
 import { getSorter, listSorters, type EngineKind, type SuffixSorter } from "./registry.js";
 import { verifyInHeap, type Verdict } from "./verify.js";
+import { verifyLarge } from "./verify-large.js";
+import { suffixArrayLarge } from "../cpu/algorithms/sais-large.js";
 import "../cpu/algorithms/index.js";
 
 /** Inputs are indexed by u32 with room for a sentinel: n <= 2^31 - 1. */
@@ -100,12 +102,37 @@ export async function buildPlaced(placed: PlacedText, options: BuildOptions = {}
   return { sa: heap.u32(saPtr, n), algo: sorter.name, engine: sorter.engine, seconds, verdict };
 }
 
-/** Builds the SA of a text held anywhere (copied once into the heap). */
+/** Builds the SA of a text held anywhere (copied once into the heap, unless it is too large for it). */
 export async function buildSuffixArray(text: Uint8Array, options: BuildOptions = {}): Promise<BuildResult> {
   const sorter = resolveSorter(options.algo);
+  if (usesLargePath(text.length, sorter)) return buildLarge(text, options);
   const placed = placeText(text.length, sorter);
   placed.heap.u8(placed.textPtr, text.length).set(text);
   return buildPlaced(placed, options);
+}
+
+/**
+ * Whether n bytes go to the TypeScript SA-IS: only SA-IS has a path beyond the 4 GiB WebAssembly
+ * memory; other algorithms reject such inputs in placeText.
+ */
+export function usesLargePath(n: number, sorter: SuffixSorter): boolean {
+  return sorter.name === "sais" && !fitsHeap(n, sorter);
+}
+
+/** SA-IS and the verifier in plain TypeScript over typed arrays, for inputs beyond the WebAssembly memory. */
+export async function buildLarge(text: Uint8Array, options: BuildOptions = {}): Promise<BuildResult> {
+  checkLength(text.length);
+  options.onProgress?.("sorting", 0);
+  const t0 = performance.now();
+  const sa = suffixArrayLarge(text);
+  const seconds = (performance.now() - t0) / 1000;
+  let verdict: Verdict | null = null;
+  if (options.verify) {
+    options.onProgress?.("verifying", 0);
+    verdict = verifyLarge(text, sa);
+    if (!verdict.ok) throw failure(`verification failed: ${verdict.message}`);
+  }
+  return { sa, algo: "sais", engine: "cpu", seconds, verdict };
 }
 
 function align64(x: number): number {

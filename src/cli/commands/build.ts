@@ -3,7 +3,7 @@ import { availableParallelism } from "node:os";
 import { closeSync } from "node:fs";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
-import { buildPlaced, checkLength, placeText, resolveSorter } from "../../engine/build.js";
+import { buildLarge, buildPlaced, checkLength, placeText, resolveSorter, usesLargePath, type BuildResult } from "../../engine/build.js";
 import { openInput, readInto, checkOutputPath, writeFileAtomic } from "../files.js";
 import { Progress } from "../progress.js";
 
@@ -39,21 +39,27 @@ Options:
     const sorter = resolveSorter(stringOption(args, "algo"));
     const threads = intOption(args, "threads", availableParallelism());
     checkOutputPath(out);
+    const progress = new Progress("build");
+    const options = { threads, verify: args.values.verify === true, onProgress: (phase: string, f: number) => progress.update(phase, f) };
     const { fd, size } = openInput(input);
-    let placed;
+    let load: () => Promise<BuildResult>;
     try {
       checkLength(size);
-      placed = placeText(size, sorter);
-      readInto(fd, placed.heap.u8(placed.textPtr, size), input);
+      if (usesLargePath(size, sorter)) {
+        // beyond the WebAssembly memory: the text in a plain buffer, SA-IS in TypeScript
+        const text = new Uint8Array(size);
+        readInto(fd, text, input);
+        load = () => buildLarge(text, options);
+      } else {
+        // the file goes straight into the shared heap: the text is never copied
+        const placed = placeText(size, sorter);
+        readInto(fd, placed.heap.u8(placed.textPtr, size), input);
+        load = () => buildPlaced(placed, options);
+      }
     } finally {
       closeSync(fd);
     }
-    const progress = new Progress("build");
-    const result = await buildPlaced(placed, {
-      threads,
-      verify: args.values.verify === true,
-      onProgress: (phase, f) => progress.update(phase, f),
-    });
+    const result = await load();
     progress.update("writing", 1);
     writeFileAtomic(out, [result.sa]);
     progress.done();

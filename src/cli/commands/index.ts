@@ -4,5 +4,6 @@ import { buildCommand } from "./build.js";
 import { verifyCommand } from "./verify.js";
 import { benchCommand } from "./bench.js";
 import { algorithmsCommand } from "./algorithms.js";
+import { crosscheckCommand } from "./crosscheck.js";
 
-export const commands: Command[] = [buildCommand, verifyCommand, benchCommand, algorithmsCommand];
+export const commands: Command[] = [buildCommand, verifyCommand, benchCommand, crosscheckCommand, algorithmsCommand];

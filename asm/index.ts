@@ -2,3 +2,6 @@
 // the host-owned shared memory and never allocate (see src/cpu/memory.ts).
 export { probe } from "./probe";
 export { verifySuffixArray, firstViolation } from "./verify";
+export { bwtFromSA, byteHistogram, psiFromBWT, unbwtWalk, markRows } from "./bwt";
+export { phiFromSA, plcpFromPhi, lcpFromPlcp } from "./lcp";
+export { fmFillBlocks, fmCheck, fmCount, fmLocate } from "./fmindex";

@@ -1,0 +1,192 @@
+// Burrows–Wheeler transform and its inverse on the shared heap (kernels: asm/bwt.ts).
+//
+// Convention (libsais's): sort the n+1 suffixes of T$ with $ smaller than every byte; L[r] is the
+// byte before row r's suffix; the row of the whole text (suffix 0) has none: it is dropped from L and
+// its row number is the primary index. banana -> "annbaa", primary 4. For n = 0 the BWT is empty
+// and the primary index 0. File format (.bwt): primary index as u64 little-endian, then the n bytes.
+import type { SharedHeap } from "../cpu/memory.js";
+import type { Kernels } from "../cpu/wasm.js";
+import { buildPlaced, type BuildOptions, type PlacedText } from "../engine/build.js";
+import { failure } from "../errors.js";
+import { runKernelTasks, splitRange, TASKS_PER_THREAD } from "./blocks.js";
+
+/** Bytes of a .bwt file before the BWT itself. */
+export const BWT_HEADER_BYTES = 8;
+/** Rows per block for the forward gather and the psi scatter (one task each). */
+const MIN_BLOCK_ROWS = 1 << 20;
+/** Average text bytes per decoding chain: enough chains to keep every worker's loads in flight. */
+const BYTES_PER_CHAIN = 1 << 12;
+/** Most chains: linking them is a host loop, and each costs a few words of state. */
+const MAX_CHAINS = 1 << 16;
+
+/** The BWT as two views into the heap: L up to the primary row and after it (no copy). */
+export interface BwtInHeap {
+  primary: number;
+  parts: [Uint8Array, Uint8Array];
+  /** Seconds to build the SA, and to derive the BWT from it. */
+  saSeconds: number;
+  bwtSeconds: number;
+}
+
+/** Builds the SA of a placed text, then its BWT. */
+export async function bwtPlaced(placed: PlacedText, options: BuildOptions = {}): Promise<BwtInHeap> {
+  const { heap, kernels, textPtr, n } = placed;
+  if (n === 0) return { primary: 0, parts: [new Uint8Array(0), new Uint8Array(0)], saSeconds: 0, bwtSeconds: 0 };
+  const built = await buildPlaced(placed, options);
+  const t0 = performance.now();
+  const saPtr = built.sa.byteOffset;
+  const out = heap.alloc(n + 1);
+  const primary = await bwtFromSAInHeap(heap, kernels, textPtr, saPtr, n, out, options.threads ?? 1);
+  const bwtSeconds = (performance.now() - t0) / 1000;
+  return {
+    primary,
+    parts: [heap.u8(out, primary), heap.u8(out + primary + 1, n - primary)],
+    saSeconds: built.seconds,
+    bwtSeconds,
+  };
+}
+
+/** Writes L (n+1 rows, the primary row's byte left 0) at out from T and SA; returns the primary index. */
+export async function bwtFromSAInHeap(
+  heap: SharedHeap, kernels: Kernels, textPtr: number, saPtr: number, n: number, out: number, threads: number,
+): Promise<number> {
+  heap.u8(out, 1)[0] = heap.u8(textPtr + n - 1, 1)[0];
+  const blocks = splitRange(n, threads * TASKS_PER_THREAD, MIN_BLOCK_ROWS);
+  const found = await runKernelTasks(
+    kernels,
+    blocks.map(([k0, k1]) => ({ kernel: "bwtFromSA", args: [textPtr, saPtr, out, k0, k1] })),
+    threads,
+  );
+  return Math.max(...found);
+}
+
+/** Checks a primary index against the BWT length (a failure: it came from a file or a caller). */
+export function checkPrimary(n: number, primary: number): void {
+  const ok = n === 0 ? primary === 0 : Number.isInteger(primary) && primary >= 1 && primary <= n;
+  if (!ok) {
+    throw failure(`primary index ${primary} is out of range (${n === 0 ? "must be 0 for an empty BWT" : `1..${n} for a BWT of ${n} bytes`})`);
+  }
+}
+
+interface UnbwtKernels {
+  byteHistogram(bytes: number, from: number, to: number, counts: number): void;
+  psiFromBWT(bwt: number, primary: number, psi: number, next: number, r0: number, r1: number): void;
+  markRows(psi: number, rows: number, count: number, set: number): void;
+}
+
+/**
+ * Inverts the BWT (n bytes at bwtPtr, primary index) into n bytes at outPtr (scratch: 4(n+1) bytes
+ * of psi and the chain tables, reserved and released here). Fails on a primary index out of range or
+ * bytes that are not the BWT of any text (psi then has more than one cycle).
+ *
+ * psi = LF^-1 over rows 0..n; the text is psi's cycle from the primary row, cut into chains at
+ * evenly spaced rows. Pass 1 measures the chains, the host links them in text order (chain of the
+ * primary row first; each chain ends where the next starts; the last reaches row 0, the $ row), pass
+ * 2 writes each at its offset. See asm/bwt.ts. (`bytesPerChain` is the mean chain length aimed at;
+ * tests lower it to exercise the linking on small inputs.)
+ */
+export async function unbwtInHeap(
+  heap: SharedHeap, kernels: Kernels, bwtPtr: number, n: number, primary: number, outPtr: number,
+  threads = 1, bytesPerChain = BYTES_PER_CHAIN,
+): Promise<void> {
+  checkPrimary(n, primary);
+  if (n === 0) return;
+  const k = kernels as unknown as UnbwtKernels;
+  const mark = heap.used;
+  try {
+    const rows = n + 1;
+    // Byte counts per block of L, then each block's first psi slot per byte (C plus earlier blocks).
+    const blocks = splitRange(rows, threads * TASKS_PER_THREAD, MIN_BLOCK_ROWS);
+    const counts = heap.alloc(1024 * blocks.length);
+    heap.u32(counts, 256 * blocks.length).fill(0);
+    await runKernelTasks(
+      kernels,
+      blocks.map(([r0, r1], b) => {
+        // Rows [r0, r1) of L are bytes [r0 - (r0 > primary), r1 - (r1 > primary)) of the stored BWT.
+        const from = r0 - (r0 > primary ? 1 : 0);
+        const to = r1 - (r1 > primary ? 1 : 0);
+        return { kernel: "byteHistogram", args: [bwtPtr, from, to, counts + 1024 * b] };
+      }),
+      threads,
+    );
+    const perBlock = heap.u32(counts, 256 * blocks.length);
+    const bounds = heap.alloc(257 * 4);
+    const C = heap.u32(bounds, 257);
+    let sum = 1; // row 0 is the $ bucket
+    for (let c = 0; c < 256; c++) {
+      C[c] = sum;
+      for (let b = 0; b < blocks.length; b++) {
+        const here = perBlock[256 * b + c];
+        perBlock[256 * b + c] = sum;
+        sum += here;
+      }
+    }
+    C[256] = sum;
+
+    const psi = heap.alloc(4 * rows);
+    heap.u32(psi, 1)[0] = primary;
+    await runKernelTasks(
+      kernels,
+      blocks.map(([r0, r1], b) => ({ kernel: "psiFromBWT", args: [bwtPtr, primary, psi, counts + 1024 * b, r0, r1] })),
+      threads,
+    );
+
+    // F[r] lookup: rowByte[t] = first byte of row t << shift (a lower bound for rows in its range).
+    const shift = Math.max(0, Math.ceil(Math.log2(rows)) - 16);
+    const tableSize = (n >>> shift) + 1;
+    const rowBytePtr = heap.alloc(tableSize);
+    const rowByte = heap.u8(rowBytePtr, tableSize);
+    for (let t = 0, c = 0; t < tableSize; t++) {
+      const r = Math.max(1, t << shift);
+      while (c < 255 && C[c + 1] <= r) c++;
+      rowByte[t] = c;
+    }
+
+    // Chains start at evenly spaced rows of 1..n and at the primary row; rows are marked in psi.
+    const chainCount0 = Math.min(MAX_CHAINS, Math.max(1, Math.ceil(n / bytesPerChain)));
+    const startSet = new Set<number>([primary]);
+    for (let j = 0; j < chainCount0; j++) startSet.add(1 + Math.floor((j * n) / chainCount0));
+    const startList = Uint32Array.from(startSet).sort();
+    const chains = startList.length;
+    const starts = heap.alloc(4 * chains + 4);
+    heap.u32(starts, chains + 1).set(startList);
+    heap.u32(starts + 4 * chains, 1)[0] = 0;
+    k.markRows(psi, starts, chains + 1, 1); // the starts and row 0
+
+    const lengths = heap.alloc(4 * chains);
+    const ends = heap.alloc(4 * chains);
+    const offsets = heap.alloc(4 * chains);
+    const chainBlocks = splitRange(chains, threads * TASKS_PER_THREAD, 1);
+    const slots = chainBlocks.map(() => heap.alloc(16 * 16));
+    const walk = (write: number) =>
+      runKernelTasks(
+        kernels,
+        chainBlocks.map(([first, last], b) => ({
+          kernel: "unbwtWalk",
+          args: [psi, bounds, rowBytePtr, shift, starts, first, last, lengths, ends, offsets, outPtr, write, slots[b]],
+        })),
+        threads,
+      );
+    await walk(0);
+
+    // Link the chains in text order.
+    const len = heap.u32(lengths, chains);
+    const end = heap.u32(ends, chains);
+    const off = heap.u32(offsets, chains);
+    const chainOf = new Map<number, number>();
+    for (let j = 0; j < chains; j++) chainOf.set(startList[j], j);
+    let at = 0;
+    let visited = 0;
+    for (let j = chainOf.get(primary)!; ; ) {
+      off[j] = at;
+      at += len[j];
+      visited++;
+      if (end[j] === 0 || visited > chains) break;
+      j = chainOf.get(end[j])!;
+    }
+    if (visited !== chains || at !== n) throw failure("the input is not a valid BWT (it does not decode to a single text)");
+    await walk(1);
+  } finally {
+    heap.release(mark);
+  }
+}

@@ -4,5 +4,20 @@ import { buildCommand } from "./build.js";
 import { verifyCommand } from "./verify.js";
 import { benchCommand } from "./bench.js";
 import { algorithmsCommand } from "./algorithms.js";
+import { bwtCommand } from "./bwt.js";
+import { unbwtCommand } from "./unbwt.js";
+import { lcpCommand } from "./lcp.js";
+import { indexCommand } from "./fmindex.js";
+import { searchCommand } from "./search.js";
 
-export const commands: Command[] = [buildCommand, verifyCommand, benchCommand, algorithmsCommand];
+export const commands: Command[] = [
+  buildCommand,
+  verifyCommand,
+  bwtCommand,
+  unbwtCommand,
+  lcpCommand,
+  indexCommand,
+  searchCommand,
+  benchCommand,
+  algorithmsCommand,
+];

@@ -17,7 +17,8 @@
 /** Bit set in psi[r] when row r is a chain start or row 0: a walk stops on arriving there. */
 @inline const MARK: u32 = 0x80000000;
 /** Chains one thread walks interleaved: enough independent loads in flight to hide latency. */
-@inline const INTERLEAVE: i32 = 16;
+@inline const INTERLEAVE: i32 = 32;
+@inline const SLOT_BYTES: usize = 20;
 
 /**
  * L[k+1] = T[SA[k]-1] for k in [k0, k1) (n+1 bytes at out; out[0] = T[n-1] is the host's). Returns the
@@ -75,9 +76,12 @@ export function psiFromBWT(bwt: usize, primary: u32, psi: usize, next: usize, r0
 /**
  * Walks chains [first, last) of psi (marks set). Chain j starts at row starts[j] and stops on
  * arriving at a marked row, which is written to ends[j]; its length goes to lengths[j]. When
- * `write` is set, its bytes go to out + offsets[j] (pass 2). `slots` is scratch of 16 * INTERLEAVE
- * bytes. bounds = C (257 u32: C[c] = 1 + bytes smaller than c; C[256] = n+1); rowByte/shift as in
+ * `write` is set, its bytes go to out + offsets[j] (pass 2). `slots` is scratch of 20 * INTERLEAVE
+ * bytes (INTERLEAVE = 32). bounds = C (257 u32: C[c] = 1 + bytes smaller than c; C[256] = n+1); rowByte/shift as in
  * firstByte.
+ *
+ * Each round first gathers psi of every slot's next row in a tight loop (all loads independent, so
+ * they overlap in the memory system), then advances the slots from the gathered values.
  *
  * Invariant per slot: row r is on chain j, its byte not yet emitted, v = psi[r] without mark;
  * written counts the bytes emitted so far.
@@ -89,32 +93,36 @@ export function unbwtWalk(
 ): void {
   let active: i32 = 0;
   let nextChain = first;
-  // slot layout: [chain, row, psi of row, bytes written]
+  // slot layout: [chain, row, psi of row, bytes written, psi of the next row (gathered)]
   while (active < INTERLEAVE && nextChain < last) {
-    startChain(psi, starts, nextChain++, slots + ((active as usize) << 4));
+    startChain(psi, starts, nextChain++, slots + (active as usize) * SLOT_BYTES);
     active++;
   }
   while (active > 0) {
     for (let g: i32 = 0; g < active; g++) {
-      const slot = slots + ((g as usize) << 4);
+      const slot = slots + (g as usize) * SLOT_BYTES;
+      store<u32>(slot, load<u32>(psi + ((load<u32>(slot, 8) as usize) << 2)), 16);
+    }
+    for (let g: i32 = 0; g < active; g++) {
+      const slot = slots + (g as usize) * SLOT_BYTES;
       const chain = load<u32>(slot);
       const r = load<u32>(slot, 4);
       const v = load<u32>(slot, 8);
       const written = load<u32>(slot, 12);
+      const nv = load<u32>(slot, 16);
       if (write) {
         const at = out + (load<u32>(offsets + ((chain as usize) << 2)) as usize) + (written as usize);
         store<u8>(at, firstByte(r, bounds, rowByte, shift) as u8);
       }
-      const nv = load<u32>(psi + ((v as usize) << 2));
       if (nv & MARK) {
         store<u32>(lengths + ((chain as usize) << 2), written + 1);
         store<u32>(ends + ((chain as usize) << 2), v);
         if (nextChain < last) {
           startChain(psi, starts, nextChain++, slot);
         } else {
-          // Swap-remove: the last active slot moves here and is visited next.
+          // Swap-remove: the last active slot (gathered, not yet advanced) moves here, next in turn.
           active--;
-          memory.copy(slot, slots + ((active as usize) << 4), 16);
+          memory.copy(slot, slots + (active as usize) * SLOT_BYTES, SLOT_BYTES);
           g--;
         }
       } else {

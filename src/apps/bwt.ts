@@ -18,6 +18,8 @@ const MIN_BLOCK_ROWS = 1 << 20;
 const BYTES_PER_CHAIN = 1 << 12;
 /** Most chains: linking them is a host loop, and each costs a few words of state. */
 const MAX_CHAINS = 1 << 16;
+/** Scratch of one unbwtWalk call: INTERLEAVE (32) slots of 20 bytes (asm/bwt.ts). */
+const WALK_SLOTS_BYTES = 32 * 20;
 
 /** The BWT as two views into the heap: L up to the primary row and after it (no copy). */
 export interface BwtInHeap {
@@ -157,7 +159,7 @@ export async function unbwtInHeap(
     const ends = heap.alloc(4 * chains);
     const offsets = heap.alloc(4 * chains);
     const chainBlocks = splitRange(chains, threads * TASKS_PER_THREAD, 1);
-    const slots = chainBlocks.map(() => heap.alloc(16 * 16));
+    const slots = chainBlocks.map(() => heap.alloc(WALK_SLOTS_BYTES));
     const walk = (write: number) =>
       runKernelTasks(
         kernels,

@@ -55,15 +55,49 @@
 
 /**
  * Occurrences of code c in L[0, i), 0 <= i <= n+1 (the $ excluded). The layout arguments are the
- * header's, read once per kernel call.
+ * header's, read once per kernel call; rows = n+1. Counts from the nearer end of i's block: from its
+ * start up, or (in the upper half of a full block) down from the next block's counts, so at most
+ * b/2 bytes are scanned and the bytes read are contiguous with the count word read.
  */
-@inline function rank(blocks: usize, blockShift: u32, blockBytes: usize, bytesAt: usize, primary: u32, c: u32, i: u32): u32 {
+@inline function rank(blocks: usize, blockShift: u32, blockBytes: usize, bytesAt: usize, primary: u32, rows: u32, c: u32, i: u32): u32 {
+  const b: u32 = 1 << blockShift;
   const blk = blocks + ((i >> blockShift) as usize) * blockBytes;
-  const within = i & ((1 << blockShift) - 1);
-  let r = load<u32>(blk + 4 + ((c as usize) << 2)) + countByte(blk + bytesAt, within, c);
-  // The $ is stored as code 0: take it back out when it lies in the counted part of the block.
-  if (c == 0 && primary < i && primary >= i - within) r--;
-  return r;
+  const within = i & (b - 1);
+  const start = i - within;
+  if (within <= b >> 1 || start + b > rows) {
+    let r = load<u32>(blk + 4 + ((c as usize) << 2)) + countByte(blk + bytesAt, within, c);
+    // The $ is stored as code 0: take it back out when it lies in the counted part.
+    if (c == 0 && primary < i && primary >= start) r--;
+    return r;
+  }
+  let after = countByte(blk + bytesAt + (within as usize), b - within, c);
+  if (c == 0 && primary >= i && primary < start + b) after--;
+  return load<u32>(blk + blockBytes + 4 + ((c as usize) << 2)) - after;
+}
+
+/**
+ * Loads one byte of every cache line `rank` will read for (c, i), so that a round of these over
+ * all interleaved queries puts their misses in flight together; returns a sum to keep the loads.
+ */
+@inline function touchRank(blocks: usize, blockShift: u32, blockBytes: usize, bytesAt: usize, rows: u32, c: u32, i: u32): u32 {
+  const b: u32 = 1 << blockShift;
+  const blk = blocks + ((i >> blockShift) as usize) * blockBytes;
+  const within = i & (b - 1);
+  let from: usize;
+  let to: usize;
+  let word: usize;
+  if (within <= b >> 1 || i - within + b > rows) {
+    word = blk + 4 + ((c as usize) << 2);
+    from = blk + bytesAt;
+    to = from + (within as usize);
+  } else {
+    word = blk + blockBytes + 4 + ((c as usize) << 2);
+    from = blk + bytesAt + (within as usize);
+    to = blk + bytesAt + (b as usize);
+  }
+  let sum = load<u8>(word) as u32;
+  for (let p = from; p < to; p += 64) sum += load<u8>(p);
+  return sum;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -208,12 +242,23 @@ export function fmCount(index: usize, patterns: usize, offsets: usize, first: u3
   const bytesAt = field(index, H_BYTES_AT) as usize;
   let active: i32 = 0;
   let next = first;
-  // slot layout: [pattern, pos, start, sp, ep]
+  // slot layout: [pattern, pos, start, sp, ep]; word 7 of slot 0 keeps the touched sum
+  // Each round touches the lines every slot's two ranks read, then computes them from cache.
   while (active < INTERLEAVE && next < last) {
     startPattern(n, offsets, next++, slots + ((active as usize) << 5));
     active++;
   }
+  const rows = n + 1;
   while (active > 0) {
+    let touched: u32 = 0;
+    for (let g: i32 = 0; g < active; g++) {
+      const slot = slots + ((g as usize) << 5);
+      const code = load<u32>(codes + ((load<u8>(patterns + ((load<u32>(slot, 4) - 1) as usize)) as usize) << 2));
+      if (code == ABSENT) continue;
+      touched += touchRank(blocks, blockShift, blockBytes, bytesAt, rows, code, load<u32>(slot, 12));
+      touched += touchRank(blocks, blockShift, blockBytes, bytesAt, rows, code, load<u32>(slot, 16));
+    }
+    store<u32>(slots, touched, 28);
     for (let g: i32 = 0; g < active; g++) {
       const slot = slots + ((g as usize) << 5);
       const pos = load<u32>(slot, 4) - 1;
@@ -222,8 +267,8 @@ export function fmCount(index: usize, patterns: usize, offsets: usize, first: u3
       let ep: u32 = 0;
       if (code != ABSENT) {
         const base = load<u32>(bounds + ((code as usize) << 2));
-        sp = base + rank(blocks, blockShift, blockBytes, bytesAt, primary, code, load<u32>(slot, 12));
-        ep = base + rank(blocks, blockShift, blockBytes, bytesAt, primary, code, load<u32>(slot, 16));
+        sp = base + rank(blocks, blockShift, blockBytes, bytesAt, primary, rows, code, load<u32>(slot, 12));
+        ep = base + rank(blocks, blockShift, blockBytes, bytesAt, primary, rows, code, load<u32>(slot, 16));
       }
       if (sp >= ep || pos == load<u32>(slot, 8)) {
         const p = load<u32>(slot);
@@ -257,7 +302,7 @@ export function fmCount(index: usize, patterns: usize, offsets: usize, first: u3
 /**
  * Locate: the text position of each of `count` rows at rows (each in 1..n), written to out. Each row
  * LF-walks back to a sampled row (at most K-1 steps: positions multiple of K are sampled, 0 among
- * them) and adds the steps taken to the sample. `slots` is scratch of 16 * INTERLEAVE bytes.
+ * them) and adds the steps taken to the sample. `slots` is scratch of 16 * INTERLEAVE + 16 bytes.
  * Returns count, or the index of a row whose walk overran K steps (a damaged index).
  */
 export function fmLocate(index: usize, rows: usize, count: u32, out: usize, slots: usize): u32 {
@@ -266,7 +311,6 @@ export function fmLocate(index: usize, rows: usize, count: u32, out: usize, slot
   const sampleRate = field(index, H_SAMPLE_RATE);
   const blockShift = ctz(field(index, H_BLOCK_ROWS));
   const blockBytes = field(index, H_BLOCK_BYTES) as usize;
-  const codes = index + (field(index, H_CODES) as usize);
   const bounds = index + (field(index, H_BOUNDS) as usize);
   const blocks = index + (field(index, H_BLOCKS) as usize);
   const samples = index + (field(index, H_SAMPLES) as usize);
@@ -275,21 +319,37 @@ export function fmLocate(index: usize, rows: usize, count: u32, out: usize, slot
   const rowMask: u32 = (1 << blockShift) - 1;
   let active: i32 = 0;
   let next: u32 = 0;
-  // slot layout: [which, row, steps]
+  // slot layout: [which, row, steps, code of L[row] | marked << 8]
   while (active < INTERLEAVE && next < count) {
     startRow(rows, next++, slots + ((active as usize) << 4));
     active++;
   }
+  const rowCount = n + 1;
   while (active > 0) {
+    // Round: (1) each slot's byte and mark of L at its row, (2) touch the lines of the ranks,
+    // (3) step; phases (1) and (2) put every slot's misses in flight together.
+    for (let g: i32 = 0; g < active; g++) {
+      const slot = slots + ((g as usize) << 4);
+      const r = load<u32>(slot, 4);
+      const blk = blocks + ((r >> blockShift) as usize) * blockBytes;
+      const j = r & rowMask;
+      const marked = ((load<u8>(blk + marksAt + ((j >> 3) as usize)) as u32) >> (j & 7)) & 1;
+      store<u32>(slot, (load<u8>(blk + bytesAt + (j as usize)) as u32) | (marked << 8), 12);
+    }
+    let touched: u32 = 0;
+    for (let g: i32 = 0; g < active; g++) {
+      const slot = slots + ((g as usize) << 4);
+      const codeMark = load<u32>(slot, 12);
+      if (codeMark < 256) touched += touchRank(blocks, blockShift, blockBytes, bytesAt, rowCount, codeMark, load<u32>(slot, 4));
+    }
     for (let g: i32 = 0; g < active; g++) {
       const slot = slots + ((g as usize) << 4);
       const r = load<u32>(slot, 4);
       const steps = load<u32>(slot, 8);
-      const blk = blocks + ((r >> blockShift) as usize) * blockBytes;
-      const j = r & rowMask;
-      const marks = blk + marksAt;
-      if (((load<u8>(marks + ((j >> 3) as usize)) as u32) >> (j & 7)) & 1) {
-        const k = load<u32>(blk) + marksBefore(marks, j);
+      const codeMark = load<u32>(slot, 12);
+      if (codeMark >= 256) {
+        const blk = blocks + ((r >> blockShift) as usize) * blockBytes;
+        const k = load<u32>(blk) + marksBefore(blk + marksAt, r & rowMask);
         const which = load<u32>(slot);
         store<u32>(out + ((which as usize) << 2), load<u32>(samples + ((k as usize) << 2)) + steps);
         if (next < count) {
@@ -301,12 +361,12 @@ export function fmLocate(index: usize, rows: usize, count: u32, out: usize, slot
         }
       } else {
         if (steps >= sampleRate) return load<u32>(slot);
-        const code = load<u8>(blk + bytesAt + (j as usize)) as u32;
-        const lf = load<u32>(bounds + ((code as usize) << 2)) + rank(blocks, blockShift, blockBytes, bytesAt, primary, code, r);
+        const lf = load<u32>(bounds + ((codeMark as usize) << 2)) + rank(blocks, blockShift, blockBytes, bytesAt, primary, rowCount, codeMark, r);
         store<u32>(slot, lf, 4);
         store<u32>(slot, steps + 1, 8);
       }
     }
+    store<u32>(slots, touched, 12 + ((INTERLEAVE as usize) << 4));
   }
   return count;
 }

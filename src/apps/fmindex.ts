@@ -41,7 +41,7 @@ const PATTERNS_PER_TASK = 1 << 12;
 const ROWS_PER_TASK = 1 << 14;
 /** Interleave depth of the query kernels (INTERLEAVE in asm/fmindex.ts) times slot bytes. */
 const COUNT_SLOTS_BYTES = 16 * 32;
-const LOCATE_SLOTS_BYTES = 16 * 16;
+const LOCATE_SLOTS_BYTES = 16 * 16 + 16;
 /** Largest sample rate: the LF walk of one locate is at most K-1 steps. */
 export const MAX_SAMPLE_RATE = 1 << 20;
 

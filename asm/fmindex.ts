@@ -13,7 +13,7 @@
 // so rank(c, i) = counts[c] of i's block + matches of c in the block's bytes before i: one block,
 // a few adjacent cache lines. One extra block after the last row makes rank(c, n+1) valid.
 // Samples hold SA values of the sampled rows in row order; sample index = sampleRank + marks before.
-// Limits: n <= 2^31 - 2 (rows fit u32); the image must lie in the 4 GiB memory.
+// Limits: n <= 2^31 - 1 (rows fit u32); the image must lie in the 4 GiB memory.
 
 // Header fields (byte offsets); the u64 fields are read by their low 32 bits.
 @inline const H_N: usize = 16;

@@ -4,7 +4,7 @@ import { bwt, unbwt, lcp, FMIndex, SufsortError } from "../src/index.js";
 import { SharedHeap } from "../src/cpu/memory.js";
 import { instantiate } from "../src/cpu/wasm.js";
 import { unbwtInHeap } from "../src/apps/bwt.js";
-import { firstDifference, hardFamilies, naiveSuffixArray, randomText, rng } from "./support/inputs.js";
+import { doublingSuffixArray, firstDifference, hardFamilies, naiveSuffixArray, randomText, rng } from "./support/inputs.js";
 
 /** BWT by definition from the naive SA: L[0] = T[n-1], then T[SA[k]-1] with the row of suffix 0 dropped. */
 function naiveBwt(t: Uint8Array): { bwt: Uint8Array; primary: number } {
@@ -185,5 +185,29 @@ describe("FMIndex", () => {
     const damaged = good.slice();
     damaged[blocksAt + bytesAt + 3] ^= 1;
     expect(() => FMIndex.load(damaged)).toThrow(/damaged/);
+  });
+});
+
+describe("a larger input (many blocks, chains and samples)", () => {
+  it("BWT, unBWT, LCP and FM-index agree with the doubling oracle and a scan", async () => {
+    const t = randomText(120_000, 4, 77);
+    const sa = doublingSuffixArray(t);
+    const n = t.length;
+    const wantBwt: number[] = [t[n - 1]];
+    let wantPrimary = 0;
+    sa.forEach((s, k) => (s === 0 ? (wantPrimary = k + 1) : wantBwt.push(t[s - 1])));
+    const got = await bwt(t);
+    expect(got.primary).toBe(wantPrimary);
+    expect(firstDifference(got.bwt, wantBwt)).toBe(-1);
+    expect(firstDifference(await unbwt(got.bwt, got.primary), t)).toBe(-1);
+    expect(firstDifference(await lcp(t, sa), naiveLcp(t, sa))).toBe(-1);
+    const index = await FMIndex.build(t, { sampleRate: 13 });
+    const patterns = patternsFor(t, 200, 5).map((p) => p.subarray(0, 1 + (p.length % 14)));
+    const results = await index.search(patterns, { locate: true });
+    patterns.forEach((p, q) => {
+      const want = naiveOccurrences(t, p);
+      expect(results[q].count).toBe(want.length);
+      expect(firstDifference(results[q].positions!, want)).toBe(-1);
+    });
   });
 });

@@ -119,7 +119,7 @@ export function parseHeader(image: Uint8Array, what: string): FMLayout {
   const sigma = v.getUint32(36, true);
   const bad = (field: string) => failure(`'${what}' is a damaged FM-index (${field})`);
   if (v.getUint32(12, true) !== FM_HEADER_BYTES) throw bad("header size");
-  if (n > 2 ** 31 - 2) throw bad("text length");
+  if (n > 2 ** 31 - 1) throw bad("text length");
   if (sampleRate < 1 || sampleRate > MAX_SAMPLE_RATE) throw bad("sample rate");
   if (sigma > 256 || (n > 0 && sigma === 0)) throw bad("alphabet size");
   if (n === 0 ? primary !== 0 : primary < 1 || primary > n) throw bad("primary index");

@@ -7,6 +7,7 @@ import { verifyInHeap } from "../engine/verify.js";
 import { failure, usageError } from "../errors.js";
 import { bwtPlaced, unbwtInHeap } from "./bwt.js";
 import { lcpInHeap } from "./lcp.js";
+import { sequentialRunner } from "./blocks.js";
 import { DEFAULT_SAMPLE_RATE, FMIndexImage, MAX_SAMPLE_RATE, type SearchResult } from "./fmindex.js";
 
 /** A text: bytes, or a string (encoded as UTF-8). */
@@ -15,7 +16,8 @@ type Text = Uint8Array | string;
 export interface AppOptions {
   /** Suffix-array algorithm (default "sais"). */
   algo?: string;
-  /** Worker threads (default 1 until the applications run on the CPU executor). */
+  /** Worker threads for building the suffix array (default 1; the applications' own kernels run on
+   *  the calling thread until they are bound to the CPU executor). */
   threads?: number;
 }
 
@@ -39,7 +41,7 @@ export async function bwt(text: Text, options: AppOptions = {}): Promise<BwtOutp
 }
 
 /** The text whose BWT is `bwt` with primary index `primary`; rejects an invalid pair. */
-export async function unbwt(bwtBytes: Uint8Array, primary: number, options: AppOptions = {}): Promise<Uint8Array> {
+export async function unbwt(bwtBytes: Uint8Array, primary: number): Promise<Uint8Array> {
   const bytes = toBytes(bwtBytes, "bwt");
   if (typeof primary !== "number") throw usageError("primary must be a number");
   const n = bytes.length;
@@ -47,7 +49,7 @@ export async function unbwt(bwtBytes: Uint8Array, primary: number, options: AppO
   const bwtPtr = heap.alloc(n);
   heap.u8(bwtPtr, n).set(bytes);
   const outPtr = heap.alloc(n);
-  await unbwtInHeap(heap, instantiate(heap.memory), bwtPtr, n, primary, outPtr, checkThreads(options).threads);
+  await unbwtInHeap(heap, sequentialRunner(instantiate(heap.memory)), bwtPtr, n, primary, outPtr);
   return heap.u8(outPtr, n).slice();
 }
 
@@ -61,7 +63,7 @@ export async function lcp(text: Text, sa?: Uint32Array, options: AppOptions = {}
   const { threads } = checkThreads(options);
   if (sa === undefined) {
     const placed = await placeAndSort(bytes, options.algo, threads);
-    await lcpInHeap(placed.heap, placed.kernels, placed.textPtr, placed.saPtr, n, placed.saPtr, threads);
+    await lcpInHeap(placed.heap, sequentialRunner(placed.kernels), placed.textPtr, placed.saPtr, n, placed.saPtr);
     return placed.heap.u32(placed.saPtr, n).slice();
   }
   if (!(sa instanceof Uint32Array)) throw usageError("sa must be a Uint32Array");
@@ -74,7 +76,7 @@ export async function lcp(text: Text, sa?: Uint32Array, options: AppOptions = {}
   heap.u32(saPtr, n).set(sa);
   const verdict = verifyInHeap(heap, kernels, textPtr, saPtr, n);
   if (!verdict.ok) throw failure(`sa is not the suffix array of the text: ${verdict.message}`);
-  await lcpInHeap(heap, kernels, textPtr, saPtr, n, saPtr, threads);
+  await lcpInHeap(heap, sequentialRunner(kernels), textPtr, saPtr, n, saPtr);
   return heap.u32(saPtr, n).slice();
 }
 
@@ -134,14 +136,14 @@ export class FMIndex {
   }
 
   /** Counts (and with `locate`, positions of) many patterns at once. */
-  async search(patterns: Text[], options: { locate?: boolean; limit?: number; threads?: number } = {}): Promise<SearchResult[]> {
+  async search(patterns: Text[], options: { locate?: boolean; limit?: number } = {}): Promise<SearchResult[]> {
     if (!Array.isArray(patterns)) throw usageError("patterns must be an array");
     const bytes = patterns.map((p, i) => toBytes(p, `pattern ${i}`));
     checkPatterns(bytes, this.length);
     if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 0)) {
       throw usageError(`limit must be a non-negative integer (got ${options.limit})`);
     }
-    return this.image.search(bytes, { locate: options.locate, limit: options.limit, threads: checkThreads(options).threads });
+    return this.image.search(bytes, { locate: options.locate, limit: options.limit });
   }
 }
 

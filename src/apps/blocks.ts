@@ -1,23 +1,32 @@
-// How the applications run their serial leaf kernels over blocks. A task is one kernel call by name
-// with its arguments (pointers into the shared heap and block bounds): exactly what a piscina worker
-// holding its own instance on the same memory can run. Today the tasks run one after another on the
-// calling thread; binding this one function to the CPU executor makes every application parallel.
+// How the applications run their serial leaf kernels over blocks: through a KernelRunner, the same
+// shape as the CPU executor's interface (src/cpu/executor.ts on the cpu branch: `threads`,
+// `kernels`, `map(kernel, calls)`), so an Executor can be passed wherever a runner is taken. A call
+// of `map` runs one named kernel once per argument list (pointers into the shared heap and block
+// bounds) and resolves to the u32 results in order; the blocks of one call never write what another
+// block of the same call reads. Until the executor is merged, `sequentialRunner` runs them in turn.
 import type { Kernels } from "../cpu/wasm.js";
 
-/** One kernel call: the export's name and its numeric arguments. */
-export interface KernelTask {
-  kernel: string;
-  args: number[];
+/** Arguments of one kernel call: pointers, offsets and lengths (u32, passed as numbers). */
+export type KernelArgs = readonly number[];
+
+export interface KernelRunner {
+  /** How many blocks a phase is split into, per TASKS_PER_THREAD. */
+  readonly threads: number;
+  /** Kernels on the heap's memory in the calling thread, for serial steps. */
+  readonly kernels: Kernels;
+  map(kernel: string, calls: readonly KernelArgs[]): Promise<number[]>;
 }
 
-/** Runs independent tasks (no task reads what another writes) and returns their results in order. */
-export async function runKernelTasks(kernels: Kernels, tasks: KernelTask[], _threads = 1): Promise<number[]> {
-  const results: number[] = [];
-  for (const task of tasks) {
-    const fn = kernels[task.kernel] as (...args: number[]) => number | undefined;
-    results.push(fn(...task.args) ?? 0);
-  }
-  return results;
+/** Runs every block on the calling thread, one after another. */
+export function sequentialRunner(kernels: Kernels): KernelRunner {
+  return {
+    threads: 1,
+    kernels,
+    async map(kernel, calls) {
+      const fn = kernels[kernel] as (...args: number[]) => number | undefined;
+      return calls.map((args) => (fn(...args) ?? 0) >>> 0);
+    },
+  };
 }
 
 /** Cuts [0, total) into at most `parts` ranges of at least `minSize` (the last may be shorter). */
@@ -30,5 +39,5 @@ export function splitRange(total: number, parts: number, minSize: number): Array
   return ranges;
 }
 
-/** Tasks per worker thread: a few, so uneven blocks still balance. */
+/** Blocks per thread in a phase: a few, so uneven blocks still balance. */
 export const TASKS_PER_THREAD = 4;

@@ -5,10 +5,9 @@
 // its row number is the primary index. banana -> "annbaa", primary 4. For n = 0 the BWT is empty
 // and the primary index 0. File format (.bwt): primary index as u64 little-endian, then the n bytes.
 import type { SharedHeap } from "../cpu/memory.js";
-import type { Kernels } from "../cpu/wasm.js";
 import { buildPlaced, type BuildOptions, type PlacedText } from "../engine/build.js";
 import { failure } from "../errors.js";
-import { runKernelTasks, splitRange, TASKS_PER_THREAD } from "./blocks.js";
+import { sequentialRunner, splitRange, TASKS_PER_THREAD, type KernelRunner } from "./blocks.js";
 
 /** Bytes of a .bwt file before the BWT itself. */
 export const BWT_HEADER_BYTES = 8;
@@ -38,7 +37,7 @@ export async function bwtPlaced(placed: PlacedText, options: BuildOptions = {}):
   const t0 = performance.now();
   const saPtr = built.sa.byteOffset;
   const out = heap.alloc(n + 1);
-  const primary = await bwtFromSAInHeap(heap, kernels, textPtr, saPtr, n, out, options.threads ?? 1);
+  const primary = await bwtFromSAInHeap(heap, sequentialRunner(kernels), textPtr, saPtr, n, out);
   const bwtSeconds = (performance.now() - t0) / 1000;
   return {
     primary,
@@ -50,15 +49,11 @@ export async function bwtPlaced(placed: PlacedText, options: BuildOptions = {}):
 
 /** Writes L (n+1 rows, the primary row's byte left 0) at out from T and SA; returns the primary index. */
 export async function bwtFromSAInHeap(
-  heap: SharedHeap, kernels: Kernels, textPtr: number, saPtr: number, n: number, out: number, threads: number,
+  heap: SharedHeap, runner: KernelRunner, textPtr: number, saPtr: number, n: number, out: number,
 ): Promise<number> {
   heap.u8(out, 1)[0] = heap.u8(textPtr + n - 1, 1)[0];
-  const blocks = splitRange(n, threads * TASKS_PER_THREAD, MIN_BLOCK_ROWS);
-  const found = await runKernelTasks(
-    kernels,
-    blocks.map(([k0, k1]) => ({ kernel: "bwtFromSA", args: [textPtr, saPtr, out, k0, k1] })),
-    threads,
-  );
+  const blocks = splitRange(n, runner.threads * TASKS_PER_THREAD, MIN_BLOCK_ROWS);
+  const found = await runner.map("bwtFromSA", blocks.map(([k0, k1]) => [textPtr, saPtr, out, k0, k1]));
   return Math.max(...found);
 }
 
@@ -88,12 +83,13 @@ interface UnbwtKernels {
  * tests lower it to exercise the linking on small inputs.)
  */
 export async function unbwtInHeap(
-  heap: SharedHeap, kernels: Kernels, bwtPtr: number, n: number, primary: number, outPtr: number,
-  threads = 1, bytesPerChain = BYTES_PER_CHAIN,
+  heap: SharedHeap, runner: KernelRunner, bwtPtr: number, n: number, primary: number, outPtr: number,
+  bytesPerChain = BYTES_PER_CHAIN,
 ): Promise<void> {
   checkPrimary(n, primary);
   if (n === 0) return;
-  const k = kernels as unknown as UnbwtKernels;
+  const k = runner.kernels as unknown as UnbwtKernels;
+  const threads = runner.threads;
   const mark = heap.used;
   try {
     const rows = n + 1;
@@ -101,15 +97,14 @@ export async function unbwtInHeap(
     const blocks = splitRange(rows, threads * TASKS_PER_THREAD, MIN_BLOCK_ROWS);
     const counts = heap.alloc(1024 * blocks.length);
     heap.u32(counts, 256 * blocks.length).fill(0);
-    await runKernelTasks(
-      kernels,
+    await runner.map(
+      "byteHistogram",
       blocks.map(([r0, r1], b) => {
         // Rows [r0, r1) of L are bytes [r0 - (r0 > primary), r1 - (r1 > primary)) of the stored BWT.
         const from = r0 - (r0 > primary ? 1 : 0);
         const to = r1 - (r1 > primary ? 1 : 0);
-        return { kernel: "byteHistogram", args: [bwtPtr, from, to, counts + 1024 * b] };
+        return [bwtPtr, from, to, counts + 1024 * b];
       }),
-      threads,
     );
     const perBlock = heap.u32(counts, 256 * blocks.length);
     const bounds = heap.alloc(257 * 4);
@@ -127,11 +122,7 @@ export async function unbwtInHeap(
 
     const psi = heap.alloc(4 * rows);
     heap.u32(psi, 1)[0] = primary;
-    await runKernelTasks(
-      kernels,
-      blocks.map(([r0, r1], b) => ({ kernel: "psiFromBWT", args: [bwtPtr, primary, psi, counts + 1024 * b, r0, r1] })),
-      threads,
-    );
+    await runner.map("psiFromBWT", blocks.map(([r0, r1], b) => [bwtPtr, primary, psi, counts + 1024 * b, r0, r1]));
 
     // F[r] lookup: rowByte[t] = first byte of row t << shift (a lower bound for rows in its range).
     const shift = Math.max(0, Math.ceil(Math.log2(rows)) - 16);
@@ -161,13 +152,9 @@ export async function unbwtInHeap(
     const chainBlocks = splitRange(chains, threads * TASKS_PER_THREAD, 1);
     const slots = chainBlocks.map(() => heap.alloc(WALK_SLOTS_BYTES));
     const walk = (write: number) =>
-      runKernelTasks(
-        kernels,
-        chainBlocks.map(([first, last], b) => ({
-          kernel: "unbwtWalk",
-          args: [psi, bounds, rowBytePtr, shift, starts, first, last, lengths, ends, offsets, outPtr, write, slots[b]],
-        })),
-        threads,
+      runner.map(
+        "unbwtWalk",
+        chainBlocks.map(([first, last], b) => [psi, bounds, rowBytePtr, shift, starts, first, last, lengths, ends, offsets, outPtr, write, slots[b]]),
       );
     await walk(0);
 

@@ -25,7 +25,7 @@ import type { SharedHeap } from "../cpu/memory.js";
 import { SharedHeap as Heap } from "../cpu/memory.js";
 import { instantiate, type Kernels } from "../cpu/wasm.js";
 import { failure } from "../errors.js";
-import { runKernelTasks, splitRange, TASKS_PER_THREAD } from "./blocks.js";
+import { sequentialRunner, splitRange, TASKS_PER_THREAD, type KernelRunner } from "./blocks.js";
 
 export const FM_MAGIC = "SUFSFMIX";
 export const FM_VERSION = 1;
@@ -216,6 +216,8 @@ export interface SearchResult {
 /** An FM-index image in its own shared heap. */
 export class FMIndexImage {
   private readonly k: FMKernels;
+  /** Runs the query kernels' blocks; an executor on this heap may replace it (useRunner). */
+  private runner: KernelRunner;
 
   private constructor(
     readonly heap: SharedHeap,
@@ -224,6 +226,12 @@ export class FMIndexImage {
     readonly layout: FMLayout,
   ) {
     this.k = kernels as unknown as FMKernels;
+    this.runner = sequentialRunner(kernels);
+  }
+
+  /** Runs batch queries through `runner` (e.g. the CPU executor), which must work on this.heap. */
+  useRunner(runner: KernelRunner): void {
+    this.runner = runner;
   }
 
   /** Copies an image (checked with parseHeader and the kernel's self-check) into a fresh heap. */
@@ -265,8 +273,8 @@ export class FMIndexImage {
    * Count (and optionally locate) each pattern; patterns must be non-empty (the caller checks).
    * Patterns go in blocks to the count kernel, then the rows found go in blocks to the locate kernel.
    */
-  async search(patterns: Uint8Array[], options: { locate?: boolean; limit?: number; threads?: number } = {}): Promise<SearchResult[]> {
-    const threads = options.threads ?? 1;
+  async search(patterns: Uint8Array[], options: { locate?: boolean; limit?: number } = {}): Promise<SearchResult[]> {
+    const threads = this.runner.threads;
     const heap = this.heap;
     const mark = heap.used;
     try {
@@ -287,23 +295,20 @@ export class FMIndexImage {
       const rangesPtr = heap.alloc(8 * m);
       const blocks = splitRange(m, Math.max(threads * TASKS_PER_THREAD, Math.ceil(m / PATTERNS_PER_TASK)), 1);
       const slots = blocks.map(() => heap.alloc(COUNT_SLOTS_BYTES));
-      await runKernelTasks(
-        this.kernels,
-        blocks.map(([first, last], b) => ({ kernel: "fmCount", args: [this.ptr, textPtr, offsetsPtr, first, last, rangesPtr, slots[b]] })),
-        threads,
-      );
+      await this.runner.map("fmCount", blocks.map(([first, last], b) => [this.ptr, textPtr, offsetsPtr, first, last, rangesPtr, slots[b]]));
       const ranges = Uint32Array.from(heap.u32(rangesPtr, 2 * m));
       const results: SearchResult[] = [];
       for (let p = 0; p < m; p++) results.push({ count: ranges[2 * p + 1] - ranges[2 * p] });
-      if (options.locate) await this.locateRanges(ranges, results, options.limit ?? Infinity, threads);
+      if (options.locate) await this.locateRanges(ranges, results, options.limit ?? Infinity);
       return results;
     } finally {
       heap.release(mark);
     }
   }
 
-  private async locateRanges(ranges: Uint32Array, results: SearchResult[], limit: number, threads: number): Promise<void> {
+  private async locateRanges(ranges: Uint32Array, results: SearchResult[], limit: number): Promise<void> {
     const heap = this.heap;
+    const threads = this.runner.threads;
     let rowsTotal = 0;
     for (const r of results) rowsTotal += Math.min(r.count, limit);
     const positions = new Uint32Array(rowsTotal);
@@ -329,11 +334,7 @@ export class FMIndexImage {
         filled++;
       }
       const blocks = splitRange(k, TASKS_PER_THREAD * threads, 1);
-      const ret = await runKernelTasks(
-        this.kernels,
-        blocks.map(([from, to], b) => ({ kernel: "fmLocate", args: [this.ptr, rowsPtr + 4 * from, to - from, outPtr + 4 * from, slots[b]] })),
-        threads,
-      );
+      const ret = await this.runner.map("fmLocate", blocks.map(([from, to], b) => [this.ptr, rowsPtr + 4 * from, to - from, outPtr + 4 * from, slots[b]]));
       blocks.forEach(([from, to], b) => {
         if (ret[b] !== to - from) throw failure("the FM-index is damaged (a locate walk found no sample)");
       });

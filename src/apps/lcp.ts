@@ -1,8 +1,7 @@
 // LCP array from T and SA on the shared heap, by the Φ / PLCP method (kernels: asm/lcp.ts).
 // LCP[0] = 0 and LCP[k] = lcp(SA[k-1], SA[k]); output file: n little-endian u32.
 import type { SharedHeap } from "../cpu/memory.js";
-import type { Kernels } from "../cpu/wasm.js";
-import { runKernelTasks, splitRange, TASKS_PER_THREAD } from "./blocks.js";
+import { splitRange, TASKS_PER_THREAD, type KernelRunner } from "./blocks.js";
 
 /** Smallest block of one LCP phase task. */
 const MIN_BLOCK = 1 << 20;
@@ -12,16 +11,16 @@ const MIN_BLOCK = 1 << 20;
  * SA is overwritten). Scratch: 4n bytes for Φ/PLCP, reserved and released here.
  */
 export async function lcpInHeap(
-  heap: SharedHeap, kernels: Kernels, textPtr: number, saPtr: number, n: number, lcpPtr: number, threads = 1,
+  heap: SharedHeap, runner: KernelRunner, textPtr: number, saPtr: number, n: number, lcpPtr: number,
 ): Promise<void> {
   if (n === 0) return;
   const mark = heap.used;
   try {
     const phi = heap.alloc(4 * n);
-    const blocks = splitRange(n, threads * TASKS_PER_THREAD, MIN_BLOCK);
-    await runKernelTasks(kernels, blocks.map(([k0, k1]) => ({ kernel: "phiFromSA", args: [saPtr, n, phi, k0, k1] })), threads);
-    await runKernelTasks(kernels, blocks.map(([i0, i1]) => ({ kernel: "plcpFromPhi", args: [textPtr, n, phi, i0, i1] })), threads);
-    await runKernelTasks(kernels, blocks.map(([k0, k1]) => ({ kernel: "lcpFromPlcp", args: [saPtr, phi, lcpPtr, k0, k1] })), threads);
+    const blocks = splitRange(n, runner.threads * TASKS_PER_THREAD, MIN_BLOCK);
+    await runner.map("phiFromSA", blocks.map(([k0, k1]) => [saPtr, n, phi, k0, k1]));
+    await runner.map("plcpFromPhi", blocks.map(([i0, i1]) => [textPtr, n, phi, i0, i1]));
+    await runner.map("lcpFromPlcp", blocks.map(([k0, k1]) => [saPtr, phi, lcpPtr, k0, k1]));
   } finally {
     heap.release(mark);
   }

@@ -21,7 +21,7 @@ whole text has none: it is left out and its row number is the primary index (ban
 Options:
   -o, --out OUT      output file (default: IN.bwt)
   --algo NAME        suffix-array algorithm (default: sais)
-  --threads N        worker threads (default: 1)
+  --threads N        worker threads for building the suffix array (default: 1)
   -h, --help         show this help`,
   options: {
     out: { type: "string", short: "o" },

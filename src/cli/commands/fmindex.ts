@@ -23,7 +23,7 @@ Options:
   -o, --out IDX      output file (default: IN.fmi)
   --sample K         sample rate: locate walks at most K-1 steps per occurrence (default: ${DEFAULT_SAMPLE_RATE})
   --algo NAME        suffix-array algorithm (default: sais)
-  --threads N        worker threads (default: 1)
+  --threads N        worker threads for building the suffix array (default: 1)
   -h, --help         show this help`,
   options: {
     out: { type: "string", short: "o" },

@@ -5,6 +5,7 @@ import { intOption, stringOption } from "../command.js";
 import { buildPlaced, checkLength, placeText, resolveSorter } from "../../engine/build.js";
 import { verifyInHeap } from "../../engine/verify.js";
 import { lcpInHeap } from "../../apps/lcp.js";
+import { sequentialRunner } from "../../apps/blocks.js";
 import { SharedHeap } from "../../cpu/memory.js";
 import { instantiate } from "../../cpu/wasm.js";
 import { failure } from "../../errors.js";
@@ -25,7 +26,7 @@ Options:
   --sa SA            suffix array of IN (default: build it)
   -o, --out OUT      output file (default: IN.lcp)
   --algo NAME        suffix-array algorithm when building (default: sais)
-  --threads N        worker threads (default: 1)
+  --threads N        worker threads for building the suffix array (default: 1)
   -h, --help         show this help`,
   options: {
     sa: { type: "string" },
@@ -82,7 +83,7 @@ Options:
       if (!verdict.ok) throw failure(`'${saPath}' is not the suffix array of '${input}': ${verdict.message}`);
     }
     progress.update("lcp", 0);
-    await lcpInHeap(heap, kernels, textPtr, saPtr, n, saPtr, threads);
+    await lcpInHeap(heap, sequentialRunner(kernels), textPtr, saPtr, n, saPtr);
     progress.update("writing", 1);
     writeFileAtomic(out, [heap.u32(saPtr, n)]);
     progress.done();

@@ -1,4 +1,4 @@
-// sufsort search IDX PATTERN... [--count] [--locate [--limit M]] [--patterns-file F] [--threads N]
+// sufsort search IDX PATTERN... [--count] [--locate [--limit M]] [--patterns-file F]
 import { closeSync } from "node:fs";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
@@ -12,8 +12,7 @@ import { openInput, readInput, readInto } from "../files.js";
 export const searchCommand: Command = {
   name: "search",
   summary: "count or locate patterns with an FM-index",
-  help: `Usage: sufsort search IDX [PATTERN...] [--count] [--locate [--limit M]]
-                     [--patterns-file F] [--threads N]
+  help: `Usage: sufsort search IDX [PATTERN...] [--count] [--locate [--limit M]] [--patterns-file F]
 
 Searches an index written by 'sufsort index' for each pattern (those given as arguments first, then
 one per line of F; a line ends at \\n, and a \\r before it is dropped). Prints one line per pattern,
@@ -28,14 +27,12 @@ Options:
   --locate             also print where they occur
   --limit M            with --locate: report at most M positions per pattern
   --patterns-file F    read patterns from F, one per line
-  --threads N          worker threads (default: 1)
   -h, --help           show this help`,
   options: {
     count: { type: "boolean" },
     locate: { type: "boolean" },
     limit: { type: "string" },
     "patterns-file": { type: "string" },
-    threads: { type: "string" },
   },
   positionals: { min: 1, max: Number.MAX_SAFE_INTEGER, names: "index file IDX" },
   async run(args) {
@@ -43,7 +40,6 @@ Options:
     const locate = args.values.locate === true;
     if (stringOption(args, "limit") !== undefined && !locate) throw usageError("--limit needs --locate");
     const limit = intOption(args, "limit", Number.MAX_SAFE_INTEGER, 0);
-    const threads = intOption(args, "threads", 1);
     const encoder = new TextEncoder();
     const patterns: Uint8Array[] = given.map((p) => encoder.encode(p));
     const names = given.map((_, i) => `pattern ${i + 1}`);
@@ -70,7 +66,7 @@ Options:
     const index = FMIndexImage.checked(heap, instantiate(heap.memory), ptr, indexPath);
     checkPatterns(patterns, index.layout.n, (i) => names[i]);
 
-    const results = await index.search(patterns, { locate, limit, threads });
+    const results = await index.search(patterns, { locate, limit });
     const chunks: Uint8Array[] = [];
     let pending = 0;
     const flush = () => {

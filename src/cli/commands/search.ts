@@ -20,7 +20,8 @@ in input order, the pattern's bytes as given:
   --count (default)  PATTERN<TAB>COUNT
   --locate           PATTERN<TAB>COUNT<TAB>POSITIONS: 0-based start positions, ascending, separated
                      by spaces (with --limit M: at most M of them, those first in suffix order)
-Patterns must be non-empty and no longer than the indexed text.
+Patterns must be non-empty and no longer than the indexed text. Put -- before patterns that begin
+with '-'.
 
 Options:
   --count              print the number of occurrences (default)

@@ -10,15 +10,17 @@
 // the bucket boundaries C. One chain is a dependent load per byte (~100 ns each once psi leaves the
 // cache), so the walk is cut into many chains started at chosen rows ("starts"): each chain runs
 // until it reaches the next start (or row 0, the $ row), chains run interleaved for memory-level
-// parallelism and split across workers. Pass 1 measures each chain (length, end row); the host links
-// the chains from the primary row and gives each an output offset; pass 2 walks again, writing.
+// parallelism and split across workers. A chain's length is unknown until it ends, so its bytes go
+// to chunks of 2^chunkShift bytes taken from a shared pool (an atomic counter: workers take chunks
+// concurrently) and linked per chain; the host then links the chains in text order from the primary
+// row and copies their chunks into place. One walk, plus a sequential copy.
 // Limits: n <= 2^31 - 1 (psi's top bit marks start rows).
 
 /** Bit set in psi[r] when row r is a chain start or row 0: a walk stops on arriving there. */
 @inline const MARK: u32 = 0x80000000;
 /** Chains one thread walks interleaved: enough independent loads in flight to hide latency. */
 @inline const INTERLEAVE: i32 = 32;
-@inline const SLOT_BYTES: usize = 20;
+@inline const SLOT_BYTES: usize = 24;
 
 /**
  * L[k+1] = T[SA[k]-1] for k in [k0, k1) (n+1 bytes at out; out[0] = T[n-1] is the host's). Returns the
@@ -75,27 +77,29 @@ export function psiFromBWT(bwt: usize, primary: u32, psi: usize, next: usize, r0
 
 /**
  * Walks chains [first, last) of psi (marks set). Chain j starts at row starts[j] and stops on
- * arriving at a marked row, which is written to ends[j]; its length goes to lengths[j]. When
- * `write` is set, its bytes go to out + offsets[j] (pass 2). `slots` is scratch of 20 * INTERLEAVE
- * bytes (INTERLEAVE = 32). bounds = C (257 u32: C[c] = 1 + bytes smaller than c; C[256] = n+1); rowByte/shift as in
- * firstByte.
+ * arriving at a marked row, which is written to ends[j]; its length goes to lengths[j] and its bytes
+ * to chunks of the pool (2^chunkShift bytes each; heads[j] = its first chunk, chunkNext[c] = the
+ * chunk after c). Chunks are taken by atomic increments of the u32 at chunkCount. `slots` is
+ * scratch of 24 * INTERLEAVE bytes (INTERLEAVE = 32). bounds = C (257 u32: C[c] = 1 + bytes smaller
+ * than c; C[256] = n+1); rowByte/shift as in firstByte.
  *
  * Each round first gathers psi of every slot's next row in a tight loop (all loads independent, so
  * they overlap in the memory system), then advances the slots from the gathered values.
  *
  * Invariant per slot: row r is on chain j, its byte not yet emitted, v = psi[r] without mark;
- * written counts the bytes emitted so far.
+ * written counts the bytes emitted so far, the last of them in chunk `chunk`.
  */
 export function unbwtWalk(
   psi: usize, bounds: usize, rowByte: usize, shift: u32,
-  starts: usize, first: u32, last: u32,
-  lengths: usize, ends: usize, offsets: usize, out: usize, write: bool, slots: usize,
+  starts: usize, first: u32, last: u32, lengths: usize, ends: usize,
+  heads: usize, pool: usize, chunkNext: usize, chunkShift: u32, chunkCount: usize, slots: usize,
 ): void {
+  const chunkMask: u32 = (1 << chunkShift) - 1;
   let active: i32 = 0;
   let nextChain = first;
-  // slot layout: [chain, row, psi of row, bytes written, psi of the next row (gathered)]
+  // slot layout: [chain, row, psi of row, bytes written, psi of the next row (gathered), chunk]
   while (active < INTERLEAVE && nextChain < last) {
-    startChain(psi, starts, nextChain++, slots + (active as usize) * SLOT_BYTES);
+    startChain(psi, starts, heads, chunkCount, nextChain++, slots + (active as usize) * SLOT_BYTES);
     active++;
   }
   while (active > 0) {
@@ -110,15 +114,20 @@ export function unbwtWalk(
       const v = load<u32>(slot, 8);
       const written = load<u32>(slot, 12);
       const nv = load<u32>(slot, 16);
-      if (write) {
-        const at = out + (load<u32>(offsets + ((chain as usize) << 2)) as usize) + (written as usize);
-        store<u8>(at, firstByte(r, bounds, rowByte, shift) as u8);
+      let chunk = load<u32>(slot, 20);
+      if (written != 0 && (written & chunkMask) == 0) {
+        const fresh = atomic.add<u32>(chunkCount, 1);
+        store<u32>(chunkNext + ((chunk as usize) << 2), fresh);
+        chunk = fresh;
+        store<u32>(slot, chunk, 20);
       }
+      const at = pool + ((chunk as usize) << chunkShift) + ((written & chunkMask) as usize);
+      store<u8>(at, firstByte(r, bounds, rowByte, shift) as u8);
       if (nv & MARK) {
         store<u32>(lengths + ((chain as usize) << 2), written + 1);
         store<u32>(ends + ((chain as usize) << 2), v);
         if (nextChain < last) {
-          startChain(psi, starts, nextChain++, slot);
+          startChain(psi, starts, heads, chunkCount, nextChain++, slot);
         } else {
           // Swap-remove: the last active slot (gathered, not yet advanced) moves here, next in turn.
           active--;
@@ -134,12 +143,15 @@ export function unbwtWalk(
   }
 }
 
-@inline function startChain(psi: usize, starts: usize, chain: u32, slot: usize): void {
+@inline function startChain(psi: usize, starts: usize, heads: usize, chunkCount: usize, chain: u32, slot: usize): void {
   const r = load<u32>(starts + ((chain as usize) << 2));
+  const chunk = atomic.add<u32>(chunkCount, 1);
+  store<u32>(heads + ((chain as usize) << 2), chunk);
   store<u32>(slot, chain);
   store<u32>(slot, r, 4);
   store<u32>(slot, load<u32>(psi + ((r as usize) << 2)) & ~MARK, 8);
   store<u32>(slot, 0, 12);
+  store<u32>(slot, chunk, 20);
 }
 
 /** Sets (or clears) the mark bit of psi[r] for each of `count` rows at rows. */

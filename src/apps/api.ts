@@ -45,7 +45,7 @@ export async function unbwt(bwtBytes: Uint8Array, primary: number): Promise<Uint
   const bytes = toBytes(bwtBytes, "bwt");
   if (typeof primary !== "number") throw usageError("primary must be a number");
   const n = bytes.length;
-  const heap = new SharedHeap(64 + 6 * n + (1 << 20));
+  const heap = new SharedHeap(64 + 8 * n + (1 << 20));
   const bwtPtr = heap.alloc(n);
   heap.u8(bwtPtr, n).set(bytes);
   const outPtr = heap.alloc(n);

@@ -17,8 +17,10 @@ const MIN_BLOCK_ROWS = 1 << 20;
 const BYTES_PER_CHAIN = 1 << 12;
 /** Most chains: linking them is a host loop, and each costs a few words of state. */
 const MAX_CHAINS = 1 << 16;
-/** Scratch of one unbwtWalk call: INTERLEAVE (32) slots of 20 bytes (asm/bwt.ts). */
-const WALK_SLOTS_BYTES = 32 * 20;
+/** Scratch of one unbwtWalk call: INTERLEAVE (32) slots of 24 bytes (asm/bwt.ts). */
+const WALK_SLOTS_BYTES = 32 * 24;
+/** Chains write into chunks of 2^CHUNK_SHIFT bytes; each chain wastes less than one. */
+const CHUNK_SHIFT = 10;
 
 /** The BWT as two views into the heap: L up to the primary row and after it (no copy). */
 export interface BwtInHeap {
@@ -77,9 +79,9 @@ interface UnbwtKernels {
  * bytes that are not the BWT of any text (psi then has more than one cycle).
  *
  * psi = LF^-1 over rows 0..n; the text is psi's cycle from the primary row, cut into chains at
- * evenly spaced rows. Pass 1 measures the chains, the host links them in text order (chain of the
- * primary row first; each chain ends where the next starts; the last reaches row 0, the $ row), pass
- * 2 writes each at its offset. See asm/bwt.ts. (`bytesPerChain` is the mean chain length aimed at;
+ * evenly spaced rows. The chains are walked (in blocks) into chunks; the host links them in text
+ * order (chain of the primary row first; each chain ends where the next starts; the last reaches
+ * row 0, the $ row) and copies each chain's chunks into place. See asm/bwt.ts. (`bytesPerChain` is the mean chain length aimed at;
  * tests lower it to exercise the linking on small inputs.)
  */
 export async function unbwtInHeap(
@@ -148,33 +150,50 @@ export async function unbwtInHeap(
 
     const lengths = heap.alloc(4 * chains);
     const ends = heap.alloc(4 * chains);
-    const offsets = heap.alloc(4 * chains);
+    const heads = heap.alloc(4 * chains);
+    // Chains total at most n bytes, so n / chunk + one partial chunk per chain suffice.
+    const chunkBytes = 1 << CHUNK_SHIFT;
+    const chunkTotal = Math.ceil(n / chunkBytes) + chains;
+    const pool = heap.alloc(chunkTotal * chunkBytes);
+    const chunkNext = heap.alloc(4 * chunkTotal);
+    const chunkCount = heap.alloc(4);
+    heap.u32(chunkCount, 1)[0] = 0;
     const chainBlocks = splitRange(chains, threads * TASKS_PER_THREAD, 1);
     const slots = chainBlocks.map(() => heap.alloc(WALK_SLOTS_BYTES));
-    const walk = (write: number) =>
-      runner.map(
-        "unbwtWalk",
-        chainBlocks.map(([first, last], b) => [psi, bounds, rowBytePtr, shift, starts, first, last, lengths, ends, offsets, outPtr, write, slots[b]]),
-      );
-    await walk(0);
+    await runner.map(
+      "unbwtWalk",
+      chainBlocks.map(([first, last], b) => [
+        psi, bounds, rowBytePtr, shift, starts, first, last, lengths, ends, heads, pool, chunkNext, CHUNK_SHIFT, chunkCount, slots[b],
+      ]),
+    );
 
-    // Link the chains in text order.
+    // Link the chains in text order, then copy each one's chunks into place.
     const len = heap.u32(lengths, chains);
     const end = heap.u32(ends, chains);
-    const off = heap.u32(offsets, chains);
     const chainOf = new Map<number, number>();
     for (let j = 0; j < chains; j++) chainOf.set(startList[j], j);
-    let at = 0;
-    let visited = 0;
+    const order: number[] = [];
+    let total = 0;
     for (let j = chainOf.get(primary)!; ; ) {
-      off[j] = at;
-      at += len[j];
-      visited++;
-      if (end[j] === 0 || visited > chains) break;
+      order.push(j);
+      total += len[j];
+      if (end[j] === 0 || order.length > chains) break;
       j = chainOf.get(end[j])!;
     }
-    if (visited !== chains || at !== n) throw failure("the input is not a valid BWT (it does not decode to a single text)");
-    await walk(1);
+    if (order.length !== chains || total !== n) throw failure("the input is not a valid BWT (it does not decode to a single text)");
+    const memory = heap.u8(0, heap.memory.buffer.byteLength);
+    const head = heap.u32(heads, chains);
+    const next = heap.u32(chunkNext, chunkTotal);
+    let at = outPtr;
+    for (const j of order) {
+      let chunk = head[j];
+      for (let left = len[j]; left > 0; left -= chunkBytes) {
+        const from = pool + chunk * chunkBytes;
+        memory.copyWithin(at, from, from + Math.min(left, chunkBytes));
+        at += Math.min(left, chunkBytes);
+        chunk = next[chunk];
+      }
+    }
   } finally {
     heap.release(mark);
   }

@@ -48,7 +48,7 @@ Options:
       } catch {
         throw failure(`'${input}': primary index ${stored} is out of range (${n === 0 ? "must be 0 for an empty BWT" : `1..${n} for a BWT of ${n} bytes`})`);
       }
-      heap = new SharedHeap(64 + 6 * n + 4096 + (1 << 20));
+      heap = new SharedHeap(64 + 8 * n + (1 << 20));
       bwtPtr = heap.alloc(n);
       const into = heap.u8(bwtPtr, n);
       for (let off = 0; off < n; ) {

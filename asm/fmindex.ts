@@ -105,12 +105,15 @@
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Fills blocks [firstBlock, lastBlock) from T and SA (n entries). `running` (sigma+1 u32) holds the
- * counts per code and the sample count before firstBlock, and is advanced to lastBlock's. Header,
- * codeOf and C must already be written. Rows past n are padding (code 0, unmarked, not counted).
+ * Fills blocks [firstBlock, lastBlock) from L (n+1 bytes at bwt: rows 0..n, the primary row's byte
+ * ignored) and SA (n entries). `running` (sigma+1 u32) holds the counts per code and the sample
+ * count before firstBlock (fmRangeCounts of the rows before), and is advanced to lastBlock's.
+ * Header, codeOf and C must already be written. Rows past n are padding (code 0, unmarked, not
+ * counted). Blocks of different calls are disjoint, so calls may run in parallel.
  */
-export function fmFillBlocks(text: usize, sa: usize, index: usize, firstBlock: u32, lastBlock: u32, running: usize): void {
+export function fmFillBlocks(bwt: usize, sa: usize, index: usize, firstBlock: u32, lastBlock: u32, running: usize): void {
   const n = field(index, H_N);
+  const primary = field(index, H_PRIMARY);
   const sampleRate = field(index, H_SAMPLE_RATE);
   const sigma = field(index, H_SIGMA);
   const b = field(index, H_BLOCK_ROWS);
@@ -129,12 +132,8 @@ export function fmFillBlocks(text: usize, sa: usize, index: usize, firstBlock: u
     const rowEnd = min<u32>(b, n + 1 - min<u32>(n + 1, bi * b));
     for (let j: u32 = 0; j < rowEnd; j++) {
       const r = bi * b + j;
-      let code: u32 = 0;
-      if (r == 0) {
-        code = load<u32>(codes + ((load<u8>(text + ((n - 1) as usize)) as usize) << 2));
-      } else {
+      if (r != 0) {
         const s = load<u32>(sa + (((r - 1) as usize) << 2));
-        if (s != 0) code = load<u32>(codes + ((load<u8>(text + ((s - 1) as usize)) as usize) << 2));
         if (s % sampleRate == 0) {
           const at = blk + marksAt + ((j >> 3) as usize);
           store<u8>(at, ((load<u8>(at) as u32) | (1 << (j & 7))) as u8);
@@ -142,16 +141,31 @@ export function fmFillBlocks(text: usize, sa: usize, index: usize, firstBlock: u
           store<u32>(samples + ((k as usize) << 2), s);
           store<u32>(sampleCountAt, k + 1);
         }
-        if (s == 0) {
-          store<u8>(blk + bytesAt + (j as usize), 0);
-          continue;
-        }
       }
+      if (r == primary) continue; // the $: stored as 0 (the block was zeroed), not counted
+      const code = load<u32>(codes + ((load<u8>(bwt + (r as usize)) as usize) << 2));
       store<u8>(blk + bytesAt + (j as usize), code as u8);
       const slot = running + ((code as usize) << 2);
       store<u32>(slot, load<u32>(slot) + 1);
     }
   }
+}
+
+/** Adds to `running` (sigma+1 u32) the code counts and the sampled rows of rows [r0, r1) of L. */
+export function fmRangeCounts(bwt: usize, sa: usize, index: usize, r0: u32, r1: u32, running: usize): void {
+  const primary = field(index, H_PRIMARY);
+  const sampleRate = field(index, H_SAMPLE_RATE);
+  const sigma = field(index, H_SIGMA);
+  const codes = index + (field(index, H_CODES) as usize);
+  let sampled: u32 = 0;
+  for (let r = r0; r < r1; r++) {
+    if (r != 0 && load<u32>(sa + (((r - 1) as usize) << 2)) % sampleRate == 0) sampled++;
+    if (r == primary) continue;
+    const slot = running + ((load<u32>(codes + ((load<u8>(bwt + (r as usize)) as usize) << 2)) as usize) << 2);
+    store<u32>(slot, load<u32>(slot) + 1);
+  }
+  const at = running + ((sigma as usize) << 2);
+  store<u32>(at, load<u32>(at) + sampled);
 }
 
 /**

@@ -4,4 +4,4 @@ export { probe } from "./probe";
 export { verifySuffixArray, firstViolation } from "./verify";
 export { bwtFromSA, byteHistogram, psiFromBWT, unbwtWalk, markRows } from "./bwt";
 export { phiFromSA, plcpFromPhi, lcpFromPlcp } from "./lcp";
-export { fmFillBlocks, fmCheck, fmCount, fmLocate } from "./fmindex";
+export { fmFillBlocks, fmRangeCounts, fmCheck, fmCount, fmLocate } from "./fmindex";

@@ -97,7 +97,7 @@ for (const file of args) {
   let index;
   for (let r = 0; r < runs; r++) {
     heap.release(work);
-    indexTimes.push(await time(() => (index = FMIndexImage.fromSuffixArray(heap, kernels, textPtr, saPtr, n, 32))));
+    indexTimes.push(await time(async () => (index = await FMIndexImage.fromSuffixArray(heap, runner, textPtr, saPtr, n, 32))));
   }
   const queryRunner = await runnerFor(index.heap, index.kernels);
   index.useRunner(queryRunner);

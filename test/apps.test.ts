@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { bwt, unbwt, lcp, FMIndex, SufsortError } from "../src/index.js";
 import { SharedHeap } from "../src/cpu/memory.js";
 import { instantiate } from "../src/cpu/wasm.js";
-import { unbwtInHeap } from "../src/apps/bwt.js";
+import { bwtFromSAInHeap, unbwtInHeap } from "../src/apps/bwt.js";
+import { lcpInHeap } from "../src/apps/lcp.js";
+import { buildIndexInHeap } from "../src/apps/fmindex.js";
 import { sequentialRunner } from "../src/apps/blocks.js";
 import { doublingSuffixArray, firstDifference, hardFamilies, naiveSuffixArray, randomText, rng } from "./support/inputs.js";
 
@@ -210,5 +212,50 @@ describe("a larger input (many blocks, chains and samples)", () => {
       expect(results[q].count).toBe(want.length);
       expect(firstDifference(results[q].positions!, want)).toBe(-1);
     });
+  });
+});
+
+describe("block splits (what the executor will run in parallel)", () => {
+  it("give the same BWT, text, LCP and index image for any split", async () => {
+    for (const [name, t] of [["random", randomText(30_000, 6, 21)], ...hardFamilies(2000, 3)] as Array<[string, Uint8Array]>) {
+      const n = t.length;
+      const sa = naiveSuffixArray(t);
+      const heap = new SharedHeap(64 + 40 * n + (1 << 22));
+      const kernels = instantiate(heap.memory);
+      const textPtr = heap.alloc(n);
+      heap.u8(textPtr, n).set(t);
+      const saPtr = heap.alloc(4 * n);
+      heap.u32(saPtr, n).set(sa);
+      const outputs: Array<{ L: Uint8Array; back: Uint8Array; lcp: Uint32Array; image: Uint8Array }> = [];
+      for (const [threads, minRows] of [[1, 1 << 20], [3, 100], [5, 37]]) {
+        const runner = { ...sequentialRunner(kernels), threads };
+        const mark = heap.used;
+        const L = heap.alloc(n + 1);
+        const primary = await bwtFromSAInHeap(heap, runner, textPtr, saPtr, n, L, minRows);
+        const stored = heap.alloc(n);
+        heap.u8(stored, primary).set(heap.u8(L, primary));
+        heap.u8(stored + primary, n - primary).set(heap.u8(L + primary + 1, n - primary));
+        const back = heap.alloc(n);
+        await unbwtInHeap(heap, runner, stored, n, primary, back, 50, minRows);
+        const lcpOut = heap.alloc(4 * n);
+        await lcpInHeap(heap, runner, textPtr, saPtr, n, lcpOut, minRows);
+        const { ptr, layout } = await buildIndexInHeap(heap, runner, textPtr, saPtr, n, 7, minRows);
+        outputs.push({
+          L: heap.u8(stored, n).slice(),
+          back: heap.u8(back, n).slice(),
+          lcp: heap.u32(lcpOut, n).slice(),
+          image: heap.u8(ptr, layout.fileBytes).slice(),
+        });
+        heap.release(mark);
+      }
+      expect(firstDifference(outputs[0].back, t), name).toBe(-1);
+      expect(firstDifference(outputs[0].lcp, naiveLcp(t, sa)), name).toBe(-1);
+      for (const other of outputs.slice(1)) {
+        expect(firstDifference(other.L, outputs[0].L), name).toBe(-1);
+        expect(firstDifference(other.back, t), name).toBe(-1);
+        expect(firstDifference(other.lcp, outputs[0].lcp), name).toBe(-1);
+        expect(firstDifference(other.image, outputs[0].image), name).toBe(-1);
+      }
+    }
   });
 });

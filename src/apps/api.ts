@@ -101,7 +101,7 @@ export class FMIndex {
     checkSampleRate(sampleRate);
     const { threads } = checkThreads(options);
     const { heap, kernels, textPtr, saPtr } = await placeAndSort(bytes, options.algo, threads);
-    return new FMIndex(FMIndexImage.fromSuffixArray(heap, kernels, textPtr, saPtr, bytes.length, sampleRate));
+    return new FMIndex(await FMIndexImage.fromSuffixArray(heap, sequentialRunner(kernels), textPtr, saPtr, bytes.length, sampleRate));
   }
 
   /** Loads an index from the bytes `toBytes` (or `sufsort index`) produced; rejects damaged ones. */

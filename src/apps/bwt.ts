@@ -52,9 +52,10 @@ export async function bwtPlaced(placed: PlacedText, options: BuildOptions = {}):
 /** Writes L (n+1 rows, the primary row's byte left 0) at out from T and SA; returns the primary index. */
 export async function bwtFromSAInHeap(
   heap: SharedHeap, runner: KernelRunner, textPtr: number, saPtr: number, n: number, out: number,
+  minBlockRows = MIN_BLOCK_ROWS,
 ): Promise<number> {
   heap.u8(out, 1)[0] = heap.u8(textPtr + n - 1, 1)[0];
-  const blocks = splitRange(n, runner.threads * TASKS_PER_THREAD, MIN_BLOCK_ROWS);
+  const blocks = splitRange(n, runner.threads * TASKS_PER_THREAD, minBlockRows);
   const found = await runner.map("bwtFromSA", blocks.map(([k0, k1]) => [textPtr, saPtr, out, k0, k1]));
   return Math.max(...found);
 }
@@ -81,12 +82,13 @@ interface UnbwtKernels {
  * psi = LF^-1 over rows 0..n; the text is psi's cycle from the primary row, cut into chains at
  * evenly spaced rows. The chains are walked (in blocks) into chunks; the host links them in text
  * order (chain of the primary row first; each chain ends where the next starts; the last reaches
- * row 0, the $ row) and copies each chain's chunks into place. See asm/bwt.ts. (`bytesPerChain` is the mean chain length aimed at;
- * tests lower it to exercise the linking on small inputs.)
+ * row 0, the $ row) and copies each chain's chunks into place. See asm/bwt.ts. (`bytesPerChain`,
+ * the mean chain length aimed at, and `minBlockRows` are lowered by tests to exercise the linking
+ * and the splits on small inputs.)
  */
 export async function unbwtInHeap(
   heap: SharedHeap, runner: KernelRunner, bwtPtr: number, n: number, primary: number, outPtr: number,
-  bytesPerChain = BYTES_PER_CHAIN,
+  bytesPerChain = BYTES_PER_CHAIN, minBlockRows = MIN_BLOCK_ROWS,
 ): Promise<void> {
   checkPrimary(n, primary);
   if (n === 0) return;
@@ -96,7 +98,7 @@ export async function unbwtInHeap(
   try {
     const rows = n + 1;
     // Byte counts per block of L, then each block's first psi slot per byte (C plus earlier blocks).
-    const blocks = splitRange(rows, threads * TASKS_PER_THREAD, MIN_BLOCK_ROWS);
+    const blocks = splitRange(rows, threads * TASKS_PER_THREAD, minBlockRows);
     const counts = heap.alloc(1024 * blocks.length);
     heap.u32(counts, 256 * blocks.length).fill(0);
     await runner.map(

@@ -26,6 +26,7 @@ import { SharedHeap as Heap } from "../cpu/memory.js";
 import { instantiate, type Kernels } from "../cpu/wasm.js";
 import { failure } from "../errors.js";
 import { sequentialRunner, splitRange, TASKS_PER_THREAD, type KernelRunner } from "./blocks.js";
+import { bwtFromSAInHeap } from "./bwt.js";
 
 export const FM_MAGIC = "SUFSFMIX";
 export const FM_VERSION = 1;
@@ -38,6 +39,8 @@ const ABSENT = 0xffffffff;
 const MIN_BLOCK_ROWS = 256;
 /** Patterns per count task and rows per locate task. */
 const PATTERNS_PER_TASK = 1 << 12;
+/** Fewest rows of L one block-filling task gets. */
+const MIN_FILL_ROWS = 1 << 20;
 const ROWS_PER_TASK = 1 << 14;
 /** Interleave depth of the query kernels (INTERLEAVE in asm/fmindex.ts) times slot bytes. */
 const COUNT_SLOTS_BYTES = 16 * 32;
@@ -159,7 +162,8 @@ export function parseHeader(image: Uint8Array, what: string): FMLayout {
 
 interface FMKernels {
   byteHistogram(bytes: number, from: number, to: number, counts: number): void;
-  fmFillBlocks(text: number, sa: number, index: number, firstBlock: number, lastBlock: number, running: number): void;
+  fmFillBlocks(bwt: number, sa: number, index: number, firstBlock: number, lastBlock: number, running: number): void;
+  fmRangeCounts(bwt: number, sa: number, index: number, r0: number, r1: number, running: number): void;
   fmCheck(index: number, running: number): number;
   fmCount(index: number, patterns: number, offsets: number, first: number, last: number, ranges: number, slots: number): void;
   fmLocate(index: number, rows: number, count: number, out: number, slots: number): number;
@@ -167,24 +171,27 @@ interface FMKernels {
 
 /**
  * Builds the index image of T and its SA in the heap (at a 64-aligned pointer); returns it. Scratch
- * is reserved and released here; the image stays.
+ * is reserved and released here; the image stays. Phases, each in blocks through the runner: L by a
+ * gather from T and SA; code and sample counts per range of blocks; (prefix sums on the host) the
+ * blocks themselves. (Tests lower `minFillRows` to exercise the splits on small inputs.)
  */
-export function buildIndexInHeap(heap: SharedHeap, kernels: Kernels, textPtr: number, saPtr: number, n: number, sampleRate: number): { ptr: number; layout: FMLayout } {
-  const k = kernels as unknown as FMKernels;
-  const scratch = heap.alloc(1024 + 4 * 257);
-  heap.u32(scratch, 256).fill(0);
-  k.byteHistogram(textPtr, 0, n, scratch);
-  const counts = Uint32Array.from(heap.u32(scratch, 256));
+export async function buildIndexInHeap(
+  heap: SharedHeap, runner: KernelRunner, textPtr: number, saPtr: number, n: number, sampleRate: number,
+  minFillRows = MIN_FILL_ROWS,
+): Promise<{ ptr: number; layout: FMLayout }> {
+  const k = runner.kernels as unknown as FMKernels;
+  const histogram = heap.alloc(1024);
+  heap.u32(histogram, 256).fill(0);
+  k.byteHistogram(textPtr, 0, n, histogram);
+  const counts = Uint32Array.from(heap.u32(histogram, 256));
   const sigma = counts.reduce((s, c) => s + (c > 0 ? 1 : 0), 0);
-  let primary = 0;
-  if (n > 0) {
-    const sa = heap.u32(saPtr, n);
-    primary = sa.indexOf(0) + 1;
-  }
+  const bwt = heap.alloc(n + 1);
+  const primary = n === 0 ? 0 : await bwtFromSAInHeap(heap, runner, textPtr, saPtr, n, bwt, minFillRows);
   const layout = fmLayout(n, sigma, sampleRate, primary);
   const ptr = heap.alloc(layout.fileBytes, 64);
+  const mark = heap.used;
   const image = heap.u8(ptr, layout.fileBytes);
-  image.fill(0);
+  image.fill(0, 0, layout.blocksOffset);
   writeHeader(image, layout);
   const codes = heap.u32(ptr + CODES_OFFSET, 256);
   const C = heap.u32(ptr + BOUNDS_OFFSET, sigma + 1);
@@ -200,9 +207,25 @@ export function buildIndexInHeap(heap: SharedHeap, kernels: Kernels, textPtr: nu
     sum += counts[c];
   }
   C[sigma] = sum;
-  const running = scratch + 1024;
-  heap.u32(running, sigma + 1).fill(0);
-  k.fmFillBlocks(textPtr, saPtr, ptr, 0, layout.blockCount, running);
+  image.fill(0, layout.samplesOffset);
+
+  // Ranges of blocks; each range's starting counts are the sums over the ranges before it.
+  const b = layout.blockRows;
+  const ranges = splitRange(layout.blockCount, runner.threads * TASKS_PER_THREAD, Math.ceil(minFillRows / b));
+  const width = sigma + 1;
+  const running = heap.alloc(4 * width * ranges.length);
+  const run = heap.u32(running, width * ranges.length);
+  run.fill(0);
+  const rows = n + 1;
+  await runner.map(
+    "fmRangeCounts",
+    ranges.slice(0, -1).map(([b0, b1], t) => [bwt, saPtr, ptr, Math.min(rows, b0 * b), Math.min(rows, b1 * b), running + 4 * width * (t + 1)]),
+  );
+  for (let t = 1; t < ranges.length; t++) {
+    for (let c = 0; c < width; c++) run[t * width + c] += run[(t - 1) * width + c];
+  }
+  await runner.map("fmFillBlocks", ranges.map(([b0, b1], t) => [bwt, saPtr, ptr, b0, b1, running + 4 * width * t]));
+  heap.release(mark);
   return { ptr, layout };
 }
 
@@ -256,11 +279,13 @@ export class FMIndexImage {
   }
 
   /** Builds from T and SA in `heap`, then moves the image to a heap of its own. */
-  static fromSuffixArray(heap: SharedHeap, kernels: Kernels, textPtr: number, saPtr: number, n: number, sampleRate: number): FMIndexImage {
-    const { ptr, layout } = buildIndexInHeap(heap, kernels, textPtr, saPtr, n, sampleRate);
+  static async fromSuffixArray(heap: SharedHeap, runner: KernelRunner, textPtr: number, saPtr: number, n: number, sampleRate: number): Promise<FMIndexImage> {
+    const mark = heap.used;
+    const { ptr, layout } = await buildIndexInHeap(heap, runner, textPtr, saPtr, n, sampleRate);
     const own = new Heap(64 + layout.fileBytes + (1 << 20));
     const at = own.alloc(layout.fileBytes, 64);
     own.u8(at, layout.fileBytes).set(heap.u8(ptr, layout.fileBytes));
+    heap.release(mark);
     return new FMIndexImage(own, instantiate(own.memory), at, layout);
   }
 

@@ -4,6 +4,7 @@ import { closeSync } from "node:fs";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
 import { buildPlaced, checkLength, placeText, resolveSorter } from "../../engine/build.js";
+import { sequentialRunner } from "../../apps/blocks.js";
 import { buildIndexInHeap, DEFAULT_SAMPLE_RATE, MAX_SAMPLE_RATE } from "../../apps/fmindex.js";
 import { usageError } from "../../errors.js";
 import { openInput, readInto, checkOutputPath, writeFileAtomic } from "../files.js";
@@ -52,7 +53,7 @@ Options:
     const progress = new Progress("index");
     const built = await buildPlaced(placed, { threads, onProgress: (phase, f) => progress.update(phase, f) });
     progress.update("indexing", 1);
-    const { ptr, layout } = buildIndexInHeap(placed.heap, placed.kernels, placed.textPtr, built.sa.byteOffset, size, sampleRate);
+    const { ptr, layout } = await buildIndexInHeap(placed.heap, sequentialRunner(placed.kernels), placed.textPtr, built.sa.byteOffset, size, sampleRate);
     progress.update("writing", 1);
     writeFileAtomic(out, [placed.heap.u8(ptr, layout.fileBytes)]);
     progress.done();

@@ -211,7 +211,7 @@ export function fmCheck(index: usize, running: usize): u32 {
         const s = load<u32>(samples + ((k as usize) << 2));
         if (s >= n || s % sampleRate != 0 || (r == primary) != (s == 0)) return 3;
         store<u32>(sampleCountAt, k + 1);
-      } else if (r == primary) {
+      } else if (r == primary && n > 0) {
         return 4;
       }
       if (r == primary) {

@@ -164,6 +164,12 @@ describe("FMIndex", () => {
     expect(Array.from(await index.locate("abracadabra"))).toEqual([0]);
   });
 
+  it("indexes the empty text (every pattern is then too long)", async () => {
+    const index = FMIndex.load((await FMIndex.build(new Uint8Array(0))).toBytes());
+    expect(index.length).toBe(0);
+    await expect(index.count("a")).rejects.toThrow(/longer than the indexed text \(0 bytes\)/);
+  });
+
   it("rejects empty and too-long patterns", async () => {
     const index = await FMIndex.build("abc");
     await expect(index.count("")).rejects.toThrow(/pattern 1 is empty/);

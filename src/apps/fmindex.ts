@@ -21,8 +21,7 @@
 //   samples: u32[sample count]: the suffix start of each sampled row, in row order.
 // b = max(256, next power of two >= 4 sigma): the counts take at most about as much as the codes, and
 // a rank query reads one block's count word plus at most b code bytes (SIMD-counted).
-import type { SharedHeap } from "../cpu/memory.js";
-import { SharedHeap as Heap } from "../cpu/memory.js";
+import { SharedHeap } from "../cpu/memory.js";
 import { instantiate, type Kernels } from "../cpu/wasm.js";
 import { failure } from "../errors.js";
 import { sequentialRunner, splitRange, TASKS_PER_THREAD, type KernelRunner } from "./blocks.js";
@@ -260,7 +259,7 @@ export class FMIndexImage {
   /** Copies an image (checked with parseHeader and the kernel's self-check) into a fresh heap. */
   static fromBytes(bytes: Uint8Array, what: string): FMIndexImage {
     const layout = parseHeader(bytes, what);
-    const heap = new Heap(64 + layout.fileBytes + (1 << 20));
+    const heap = new SharedHeap(64 + layout.fileBytes + (1 << 20));
     const ptr = heap.alloc(layout.fileBytes, 64);
     heap.u8(ptr, layout.fileBytes).set(bytes);
     return FMIndexImage.checked(heap, instantiate(heap.memory), ptr, what);
@@ -282,7 +281,7 @@ export class FMIndexImage {
   static async fromSuffixArray(heap: SharedHeap, runner: KernelRunner, textPtr: number, saPtr: number, n: number, sampleRate: number): Promise<FMIndexImage> {
     const mark = heap.used;
     const { ptr, layout } = await buildIndexInHeap(heap, runner, textPtr, saPtr, n, sampleRate);
-    const own = new Heap(64 + layout.fileBytes + (1 << 20));
+    const own = new SharedHeap(64 + layout.fileBytes + (1 << 20));
     const at = own.alloc(layout.fileBytes, 64);
     own.u8(at, layout.fileBytes).set(heap.u8(ptr, layout.fileBytes));
     heap.release(mark);

@@ -3,3 +3,6 @@
 export { probe } from "./probe";
 export { verifySuffixArray, firstViolation } from "./verify";
 export { sais } from "./sais";
+export { bwtFromSA, byteHistogram, psiFromBWT, unbwtWalk, markRows } from "./bwt";
+export { phiFromSA, plcpFromPhi, lcpFromPlcp } from "./lcp";
+export { fmFillBlocks, fmRangeCounts, fmCheck, fmCount, fmLocate } from "./fmindex";

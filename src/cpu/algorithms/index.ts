@@ -1,0 +1,2 @@
+// Registers the CPU sorters of this folder (importing a sorter's module registers it).
+import "./range.js";

@@ -102,9 +102,16 @@ export function skewIndexToPosition(sa12: usize, pos12: usize, lo: u32, hi: u32,
   }
 }
 
-// The merge context is three u32 in shared memory: s, s12 (ranks 1.. of the mod-1/2 suffixes, zero
-// past the end) and n0.
-function mod12Before(ctx: usize, p: u32, q: u32): bool {
+// The merge order: does mod-1/2 suffix p precede mod-0 suffix q? The context is three u32 in
+// shared memory: s, s12 (ranks 1.. of the mod-1/2 suffixes, zero past the end) and n0.
+@final
+class SampleBeforeMod0 {
+  @inline before(ctx: usize, p: u32, q: u32): bool {
+    return sampleBeforeMod0(ctx, p, q);
+  }
+}
+
+function sampleBeforeMod0(ctx: usize, p: u32, q: u32): bool {
   const s = <usize>load<u32>(ctx);
   const rank = <usize>load<u32>(ctx + 4);
   const n0 = load<u32>(ctx + 8);
@@ -120,12 +127,12 @@ function mod12Before(ctx: usize, p: u32, q: u32): bool {
 
 /** Merge path split of the sorted mod-1/2 positions and mod-0 positions at `diag`. */
 export function skewMergeSplit(ctx: usize, pos12: usize, len12: u32, pos0: usize, len0: u32, diag: u32): u32 {
-  return mergePathSplit(pos12, len12, pos0, len0, diag, ctx, mod12Before);
+  return mergePathSplit<SampleBeforeMod0>(pos12, len12, pos0, len0, diag, ctx);
 }
 
 /** Merges pos12[aLo..aHi) and pos0[bLo..bHi) into sa[at..). */
 export function skewMergeSlice(
   ctx: usize, pos12: usize, aLo: u32, aHi: u32, pos0: usize, bLo: u32, bHi: u32, sa: usize, at: u32,
 ): void {
-  mergeSlice(pos12, aLo, aHi, pos0, bLo, bHi, sa, at, ctx, mod12Before);
+  mergeSlice<SampleBeforeMod0>(pos12, aLo, aHi, pos0, bLo, bHi, sa, at, ctx);
 }

@@ -1,2 +1,3 @@
 // Registers the CPU sorters of this folder (importing a sorter's module registers it).
 import "./range.js";
+import "./skew.js";

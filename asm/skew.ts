@@ -66,6 +66,21 @@ export function skewNameFlags(s: usize, pos: usize, flags: usize, lo: u32, hi: u
   }
 }
 
+/** flags[j] = 1 where keys[j] (u32) differs from keys[j - 1] (and at j = 0): runs of equal sorted keys. */
+export function skewKeyFlagsU32(keys: usize, flags: usize, lo: u32, hi: u32): void {
+  for (let j = lo; j < hi; j++) {
+    store<u32>(u32At(flags, j), <u32>(j == 0 || load<u32>(u32At(keys, j)) != load<u32>(u32At(keys, j - 1))));
+  }
+}
+
+/** flags[j] = 1 where keys[j] (u64) differs from keys[j - 1] (and at j = 0). */
+export function skewKeyFlagsU64(keys: usize, flags: usize, lo: u32, hi: u32): void {
+  for (let j = lo; j < hi; j++) {
+    const differs = j == 0 || load<u64>(keys + (<usize>j << 3)) != load<u64>(keys + (<usize>(j - 1) << 3));
+    store<u32>(u32At(flags, j), <u32>differs);
+  }
+}
+
 /** s12[index of pos[j]] = names[j]: the reduced string, mod-1 half then mod-2 half. */
 export function skewScatterNames(pos: usize, names: usize, s12: usize, lo: u32, hi: u32, n0: u32): void {
   for (let j = lo; j < hi; j++) {

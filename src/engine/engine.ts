@@ -22,8 +22,10 @@ export interface BuildOptions {
 export interface BuildResult {
   /** The suffix array: a copy owned by the caller. */
   sa: Uint32Array;
-  /** The algorithm that built it. */
+  /** The algorithm that built it (another than the one asked for when it handed the input over). */
   algorithm: string;
+  /** Why the algorithm asked for handed the input over, when it did. */
+  handOver?: string;
   threads: number;
 }
 
@@ -95,9 +97,10 @@ class CpuEngine implements Engine {
       threads: this.threads,
       onProgress: options.onProgress,
     };
-    await sorter.build(ctx);
+    const handOver = await sorter.build(ctx);
     const sa = heap.u32(saPtr, n).slice();
     heap.release(this.heapBase);
+    if (handOver) return { sa, algorithm: handOver.algorithm, handOver: handOver.reason, threads: this.threads };
     return { sa, algorithm: sorter.name, threads: this.threads };
   }
 

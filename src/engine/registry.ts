@@ -21,6 +21,14 @@ export interface BuildContext {
   onProgress?: (fraction: number) => void;
 }
 
+/** Said by a sorter that handed an input over to another algorithm (visible in the build result). */
+export interface HandOver {
+  /** The algorithm that built the SA. */
+  algorithm: string;
+  /** Why, in a few words. */
+  reason: string;
+}
+
 /** The one contract every algorithm implements: (text, context) -> SA. */
 export interface SuffixSorter {
   readonly name: string;
@@ -30,7 +38,8 @@ export interface SuffixSorter {
   readonly maxLength: number;
   /** Bytes of heap beyond text and SA the algorithm will reserve for input length n (a planning hint). */
   scratchBytes(n: number): number;
-  build(ctx: BuildContext): Promise<void>;
+  /** Leaves the SA at ctx.saPtr; returns a note when another algorithm finished the job. */
+  build(ctx: BuildContext): Promise<void | HandOver>;
 }
 
 const sorters = new Map<string, SuffixSorter>();

@@ -12,12 +12,14 @@
 //
 // Limits: n < 2^32 and 25 n bytes of heap (text, SA, rank, two 8n scratch regions), so n <= about
 // 171 million in the 4 GiB WebAssembly memory. O(n log n) work in the worst case (one repeated
-// byte: every round refines one group of almost n suffixes).
-import type { BuildContext, SuffixSorter } from "../../engine/registry.js";
+// byte: every round refines one group of almost n suffixes), so such inputs are handed over to skew
+// (HAND_OVER_PREFIX below) and the build result names skew as the algorithm that ran.
+import type { BuildContext, HandOver, SuffixSorter } from "../../engine/registry.js";
 import { registerSorter } from "../../engine/registry.js";
 import { MAX_HEAP_BYTES } from "../memory.js";
 import { bitsFor, blocks, copy, forBlocks, radixSort } from "../primitives.js";
 import type { KernelArgs } from "../executor.js";
+import { skewMaxLength, skewSorter } from "./skew.js";
 
 /** A group is large (sorted by all workers together) above this share of the unsorted suffixes. */
 const LARGE_SHARE = 4;
@@ -27,13 +29,20 @@ const LARGE_MIN = 1 << 16;
 const GROUP_BLOCKS_PER_THREAD = 8;
 /** Fewest groups in one block of the group list. */
 const MIN_GROUPS_PER_BLOCK = 512;
+/**
+ * The doubling worst case (one repeated byte, long periodic runs) costs a full sort of nearly n
+ * suffixes in each of log n rounds. When, with groups sorted by HAND_OVER_PREFIX characters, more
+ * than HAND_OVER_SHARE of the suffixes are still unsorted, the input goes to skew (linear work).
+ */
+const HAND_OVER_PREFIX = 64;
+const HAND_OVER_SHARE = 0.5;
 /** Heap bytes per text byte beyond text and SA: rank (4) + keys/groups (8) + scratch (8). */
 const SCRATCH_PER_BYTE = 20;
 const SCRATCH_FIXED = 1 << 20;
 
 export const rangeMaxLength = Math.floor((MAX_HEAP_BYTES - 2 * SCRATCH_FIXED) / (SCRATCH_PER_BYTE + 5));
 
-async function buildRange(ctx: BuildContext): Promise<void> {
+async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
   const { executor: exec, heap, textPtr: text, n, saPtr: sa } = ctx;
   if (n <= 1) {
     if (n === 1) heap.u32(sa, 1)[0] = 0;
@@ -92,6 +101,14 @@ async function buildRange(ctx: BuildContext): Promise<void> {
   // shorter than h is unique).
   for (let h = chars; groups > 0; h *= 2) {
     ctx.onProgress?.(1 - unsorted / n);
+    if (h >= HAND_OVER_PREFIX && unsorted > HAND_OVER_SHARE * n && n <= skewMaxLength) {
+      heap.release(mark);
+      await skewSorter.build(ctx);
+      return {
+        algorithm: skewSorter.name,
+        reason: `range handed over to skew: ${unsorted} of ${n} suffixes share a prefix of ${h} bytes`,
+      };
+    }
     const large = Math.max(LARGE_MIN, Math.ceil(unsorted / (exec.threads * LARGE_SHARE)));
     const groupBlocks = blocks(0, groups, groupBlocksMax, MIN_GROUPS_PER_BLOCK);
 

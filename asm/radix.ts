@@ -77,3 +77,81 @@ export function radixScatterU64(
 ): void {
   scatterDigits<u64>(srcKeys, srcVals, dstKeys, dstVals, lo, hi, shift, bits, offsets);
 }
+
+@inline const SMALL_BLOCK: u32 = 32;
+
+function insertionSortPairs<K>(keys: usize, vals: usize, lo: u32, hi: u32): void {
+  for (let i = lo + 1; i < hi; i++) {
+    const k = load<K>(keys + (<usize>i << alignof<K>()));
+    const v = load<u32>(vals + (<usize>i << 2));
+    let j = i;
+    while (j > lo && load<K>(keys + (<usize>(j - 1) << alignof<K>())) > k) {
+      store<K>(keys + (<usize>j << alignof<K>()), load<K>(keys + (<usize>(j - 1) << alignof<K>())));
+      store<u32>(vals + (<usize>j << 2), load<u32>(vals + (<usize>(j - 1) << 2)));
+      j--;
+    }
+    store<K>(keys + (<usize>j << alignof<K>()), k);
+    store<u32>(vals + (<usize>j << 2), v);
+  }
+}
+
+/**
+ * Serial LSD sort of the pairs src[lo..hi) by key bits [bitLo, bitHi), leaving the result in
+ * dst[lo..hi) (src is scratch). The leaf that sorts one bucket of an MSD pass inside one worker,
+ * where the block fits in cache. counts: 2^11 u32 of scratch.
+ */
+function sortBlock<K>(
+  srcKeys: usize, srcVals: usize, dstKeys: usize, dstVals: usize, lo: u32, hi: u32, bitLo: u32, bitHi: u32, counts: usize,
+): void {
+  const len = hi - lo;
+  const keyBytes = <usize>len << alignof<K>();
+  if (len <= SMALL_BLOCK || bitHi <= bitLo) {
+    memory.copy(dstKeys + (<usize>lo << alignof<K>()), srcKeys + (<usize>lo << alignof<K>()), keyBytes);
+    memory.copy(dstVals + (<usize>lo << 2), srcVals + (<usize>lo << 2), <usize>len << 2);
+    if (bitHi > bitLo) insertionSortPairs<K>(dstKeys, dstVals, lo, hi);
+    return;
+  }
+  const width = bitHi - bitLo;
+  const passes = (width + 10) / 11;
+  const digit = (width + passes - 1) / passes;
+  let fromKeys = srcKeys, fromVals = srcVals, toKeys = dstKeys, toVals = dstVals;
+  if ((passes & 1) == 0) {
+    // an even number of passes starting in dst ends in dst
+    memory.copy(dstKeys + (<usize>lo << alignof<K>()), srcKeys + (<usize>lo << alignof<K>()), keyBytes);
+    memory.copy(dstVals + (<usize>lo << 2), srcVals + (<usize>lo << 2), <usize>len << 2);
+    fromKeys = dstKeys; fromVals = dstVals; toKeys = srcKeys; toVals = srcVals;
+  }
+  for (let p: u32 = 0; p < passes; p++) {
+    const shift = bitLo + p * digit;
+    const bits = min(digit, bitHi - shift);
+    countDigits<K>(fromKeys, lo, hi, shift, bits, counts);
+    let sum = lo;
+    const buckets: u32 = 1 << bits;
+    for (let d: u32 = 0; d < buckets; d++) {
+      const at = counts + (<usize>d << 2);
+      const c = load<u32>(at);
+      store<u32>(at, sum);
+      sum += c;
+    }
+    scatterDigits<K>(fromKeys, fromVals, toKeys, toVals, lo, hi, shift, bits, counts);
+    const tk = fromKeys; fromKeys = toKeys; toKeys = tk;
+    const tv = fromVals; fromVals = toVals; toVals = tv;
+  }
+}
+
+/**
+ * Sorts each bucket [starts[d], starts[d + 1]) for d in [d0, d1) by key bits [bitLo, bitHi) from
+ * src into dst (u64 keys; starts is a u32 table). Buckets longer than `skipAbove` are left alone
+ * (the host sorts them with all workers).
+ */
+export function radixSortBucketsU64(
+  starts: usize, d0: u32, d1: u32, srcKeys: usize, srcVals: usize, dstKeys: usize, dstVals: usize,
+  bitLo: u32, bitHi: u32, skipAbove: u32, counts: usize,
+): void {
+  for (let d = d0; d < d1; d++) {
+    const lo = load<u32>(starts + (<usize>d << 2));
+    const hi = load<u32>(starts + (<usize>(d + 1) << 2));
+    if (hi - lo > skipAbove) continue;
+    sortBlock<u64>(srcKeys, srcVals, dstKeys, dstVals, lo, hi, bitLo, bitHi, counts);
+  }
+}

@@ -38,10 +38,10 @@ export function rangePackKeys(
  * One slice [lo, hi) of a group [s, e) whose keys are sorted: every suffix gets 1 + the index of the
  * head of its run of equal keys as its rank (0 is the empty suffix's), and each run of two or more whose head lies in the slice is
  * written to out as (head, length). Returns the number of runs written; their total length goes to
- * `total`.
+ * `total`. With inSAOrder the ranks go to isa[j] (SA order), for a later scatter by buckets.
  */
 function rankSlice<K>(
-  keys: usize, sa: usize, isa: usize, s: u32, e: u32, lo: u32, hi: u32, out: usize, total: usize,
+  keys: usize, sa: usize, isa: usize, s: u32, e: u32, lo: u32, hi: u32, out: usize, total: usize, inSAOrder: bool,
 ): u32 {
   let written: u32 = 0;
   let suffixes: u32 = 0;
@@ -74,7 +74,11 @@ function rankSlice<K>(
       end = a;
     }
     const stop = end < hi ? end : hi;
-    for (let m = j; m < stop; m++) store<u32>(u32At(isa, load<u32>(u32At(sa, m))), head + 1);
+    if (inSAOrder) {
+      for (let m = j; m < stop; m++) store<u32>(u32At(isa, m), head + 1);
+    } else {
+      for (let m = j; m < stop; m++) store<u32>(u32At(isa, load<u32>(u32At(sa, m))), head + 1);
+    }
     if (head >= lo && end - head >= 2) {
       store<u32>(out + (<usize>written << 3), head);
       store<u32>(out + (<usize>written << 3) + 4, end - head);
@@ -87,18 +91,18 @@ function rankSlice<K>(
   return written;
 }
 
-/** rankSlice over u64 keys (the initial sort of packed characters). */
+/** rankSlice over u64 keys (the initial sort of packed characters); ranks in SA order. */
 export function rangeRankSliceU64(
   keys: usize, sa: usize, isa: usize, s: u32, e: u32, lo: u32, hi: u32, out: usize, total: usize,
 ): u32 {
-  return rankSlice<u64>(keys, sa, isa, s, e, lo, hi, out, total);
+  return rankSlice<u64>(keys, sa, isa, s, e, lo, hi, out, total, true);
 }
 
 /** rankSlice over u32 keys (a large group sorted by rank of suffix + h). */
 export function rangeRankSliceU32(
   keys: usize, sa: usize, isa: usize, s: u32, e: u32, lo: u32, hi: u32, out: usize, total: usize,
 ): u32 {
-  return rankSlice<u32>(keys, sa, isa, s, e, lo, hi, out, total);
+  return rankSlice<u32>(keys, sa, isa, s, e, lo, hi, out, total, false);
 }
 
 /** keys[j] = isa[sa[j] + h] for j in [lo, hi): the sort key of a doubling round. */
@@ -155,7 +159,7 @@ export function rangeRankGroups(
     const s = load<u32>(groups + (<usize>g << 3));
     const len = load<u32>(groups + (<usize>g << 3) + 4);
     if (len > large) continue;
-    written += rankSlice<u32>(keys, sa, isa, s, s + len, s, s + len, out + (<usize>written << 3), total);
+    written += rankSlice<u32>(keys, sa, isa, s, s + len, s, s + len, out + (<usize>written << 3), total, false);
     suffixes += load<u32>(total);
   }
   store<u32>(total, suffixes);

@@ -55,6 +55,40 @@ export interface RadixArrays {
   keyBytes: 4 | 8;
 }
 
+/** A key array with its values. */
+export interface Pairs {
+  keys: number;
+  vals: number;
+}
+
+/**
+ * One stable radix pass over the pairs src[lo..hi) by key bits [shift, shift + bits) into dst[lo..hi).
+ * Returns the bucket starts: 2^bits + 1 positions (the last is hi).
+ */
+export async function radixPass(
+  exec: Executor, src: Pairs, dst: Pairs, keyBytes: 4 | 8, lo: number, hi: number, shift: number, bits: number,
+): Promise<Uint32Array> {
+  const parts = blocks(lo, hi, exec.threads);
+  const heap = exec.heap;
+  const mark = heap.used;
+  const rowBytes = (1 << bits) * 4;
+  const counts = heap.alloc(parts.length * rowBytes);
+  const suffix = keyBytes === 8 ? "U64" : "U32";
+  await exec.map(`radixCount${suffix}`, parts.map(([a, b], i) => [src.keys, a, b, shift, bits, counts + i * rowBytes]));
+  (exec.kernels.radixOffsets as (c: number, blocks: number, bits: number, base: number) => void)(
+    counts, parts.length, bits, lo,
+  );
+  const starts = new Uint32Array((1 << bits) + 1);
+  starts.set(heap.u32(counts, 1 << bits));
+  starts[1 << bits] = hi;
+  await exec.map(
+    `radixScatter${suffix}`,
+    parts.map(([a, b], i) => [src.keys, src.vals, dst.keys, dst.vals, a, b, shift, bits, counts + i * rowBytes]),
+  );
+  heap.release(mark);
+  return starts;
+}
+
 /**
  * Stable LSD radix sort of the pairs in [lo, hi) by key bits [bitLo, bitHi). Uses tmp arrays over the
  * same range; the result is always left in (keys, vals).
@@ -66,25 +100,11 @@ export async function radixSort(
   if (hi - lo < 2 || width <= 0) return;
   const passes = Math.ceil(width / MAX_DIGIT_BITS);
   const digit = Math.ceil(width / passes);
-  const parts = blocks(lo, hi, exec.threads);
-  const heap = exec.heap;
-  const mark = heap.used;
-  const counts = heap.alloc(parts.length * (1 << digit) * 4);
-  const suffix = arrays.keyBytes === 8 ? "U64" : "U32";
-  let src = { keys: arrays.keys, vals: arrays.vals };
-  let dst = { keys: arrays.tmpKeys, vals: arrays.tmpVals };
+  let src: Pairs = { keys: arrays.keys, vals: arrays.vals };
+  let dst: Pairs = { keys: arrays.tmpKeys, vals: arrays.tmpVals };
   for (let p = 0; p < passes; p++) {
     const shift = bitLo + p * digit;
-    const bits = Math.min(digit, bitHi - shift);
-    const rowBytes = (1 << bits) * 4;
-    await exec.map(`radixCount${suffix}`, parts.map(([a, b], i) => [src.keys, a, b, shift, bits, counts + i * rowBytes]));
-    (exec.kernels.radixOffsets as (c: number, blocks: number, bits: number, base: number) => void)(
-      counts, parts.length, bits, lo,
-    );
-    await exec.map(
-      `radixScatter${suffix}`,
-      parts.map(([a, b], i) => [src.keys, src.vals, dst.keys, dst.vals, a, b, shift, bits, counts + i * rowBytes]),
-    );
+    await radixPass(exec, src, dst, arrays.keyBytes, lo, hi, shift, Math.min(digit, bitHi - shift));
     [src, dst] = [dst, src];
   }
   if (src.keys !== arrays.keys) {
@@ -94,7 +114,73 @@ export async function radixSort(
       copy(exec, arrays.vals, src.vals, lo, hi),
     ]);
   }
+}
+
+/** Most bits of the first pass of an MSD sort: 2^16 buckets (only the used ones cost write streams). */
+export const MSD_BITS = 16;
+/** A bucket of an MSD sort above this size is sorted by all workers, smaller ones inside one. */
+export const LOCAL_SORT_MAX = 1 << 20;
+/** Blocks of buckets per thread: piscina's queue evens out buckets of uneven size. */
+const BUCKET_BLOCKS_PER_THREAD = 8;
+
+/**
+ * Radix sort of (u64 key, u32 value) pairs in [lo, hi) by key bits [bitLo, bitHi), MSD first: one
+ * parallel pass over the top MSD_BITS bits, then every bucket sorted whole inside one worker (LSD,
+ * in cache), large buckets by all workers. Stable; the result is left in (keys, vals).
+ */
+export async function radixSortMsdU64(
+  exec: Executor, arrays: RadixArrays, lo: number, hi: number, bitLo: number, bitHi: number,
+): Promise<void> {
+  const width = bitHi - bitLo;
+  if (hi - lo < 2 || width <= 0) return;
+  const msd = Math.min(MSD_BITS, width);
+  const main: Pairs = { keys: arrays.keys, vals: arrays.vals };
+  const tmp: Pairs = { keys: arrays.tmpKeys, vals: arrays.tmpVals };
+  const starts = await radixPass(exec, main, tmp, 8, lo, hi, bitHi - msd, msd);
+  const heap = exec.heap;
+  const mark = heap.used;
+  const startsPtr = heap.alloc(4 * starts.length);
+  heap.u32(startsPtr, starts.length).set(starts);
+  const buckets = 1 << msd;
+  const target = Math.max(MIN_PARALLEL, (hi - lo) / (exec.threads * BUCKET_BLOCKS_PER_THREAD));
+  const chunks: Array<[number, number]> = [];
+  const large: number[] = [];
+  let d0 = 0;
+  for (let d = 0; d < buckets; d++) {
+    if (starts[d + 1] - starts[d] > LOCAL_SORT_MAX) large.push(d);
+    if (starts[d + 1] - starts[d0] >= target || d === buckets - 1) {
+      chunks.push([d0, d + 1]);
+      d0 = d + 1;
+    }
+  }
+  const countRow = (1 << MAX_DIGIT_BITS) * 4;
+  const counts = heap.alloc(chunks.length * countRow);
+  await exec.map(
+    "radixSortBucketsU64",
+    chunks.map(([a, b], i) => [
+      startsPtr, a, b, tmp.keys, tmp.vals, main.keys, main.vals, bitLo, bitHi - msd, LOCAL_SORT_MAX, counts + i * countRow,
+    ]),
+  );
+  for (const d of large) {
+    const [s, e] = [starts[d], starts[d + 1]];
+    await radixSort(exec, { keys: tmp.keys, vals: tmp.vals, tmpKeys: main.keys, tmpVals: main.vals, keyBytes: 8 }, s, e, bitLo, bitHi - msd);
+    await Promise.all([copy(exec, main.keys, tmp.keys, 2 * s, 2 * e), copy(exec, main.vals, tmp.vals, s, e)]);
+  }
   heap.release(mark);
+}
+
+/**
+ * dst[index[j]] = src[j] for j in [0, n) when index holds distinct values below `indexLimit` (a
+ * permutation inverse): first a radix pass on the index's top bits into tmp, so that the writes of
+ * each block land in a window that fits in cache, then the scatter.
+ */
+export async function scatterByBuckets(
+  exec: Executor, dst: number, index: number, src: number, n: number, indexLimit: number, tmp: Pairs,
+): Promise<void> {
+  const width = bitsFor(Math.max(1, indexLimit - 1));
+  const bits = Math.min(MAX_DIGIT_BITS, width);
+  await radixPass(exec, { keys: index, vals: src }, tmp, 4, 0, n, width - bits, bits);
+  await scatter(exec, dst, tmp.keys, tmp.vals, n);
 }
 
 /** dst[lo..hi) = src[lo..hi) (u32). */

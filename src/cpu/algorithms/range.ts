@@ -2,7 +2,7 @@
 // parallelRange (Shun, Blelloch et al., pbbsbench benchmarks/suffixArray/parallelRange); group types
 // by size as in "Fast in-memory suffix sorting on the GPU" (../shared/seeds/001).
 //
-//   sort all suffixes by their first `chars` characters, packed in a u64 key
+//   sort all suffixes by their first `chars` characters, packed in a u64 key (MSD radix)
 //   rank[i] = 1 + index of the head of i's group (rank[n] = 0); groups = runs of equal keys, size >= 2
 //   for h = chars, 2 chars, 4 chars, ... while groups remain:
 //     A: sort every group by rank[SA[j] + h]: small groups whole inside one worker, large ones
@@ -17,7 +17,7 @@
 import type { BuildContext, HandOver, SuffixSorter } from "../../engine/registry.js";
 import { registerSorter } from "../../engine/registry.js";
 import { MAX_HEAP_BYTES } from "../memory.js";
-import { bitsFor, blocks, copy, forBlocks, radixSort } from "../primitives.js";
+import { bitsFor, blocks, copy, forBlocks, radixSort, radixSortMsdU64, scatterByBuckets } from "../primitives.js";
 import type { KernelArgs } from "../executor.js";
 import { skewMaxLength, skewSorter } from "./skew.js";
 
@@ -35,7 +35,9 @@ const MIN_GROUPS_PER_BLOCK = 512;
  * than HAND_OVER_SHARE of the suffixes are still unsorted, the input goes to skew (linear work).
  */
 const HAND_OVER_PREFIX = 64;
-const HAND_OVER_SHARE = 0.5;
+const HAND_OVER_SHARE = 0.9;
+/** Characters sorted first beyond log_sigma(n). */
+const EXTRA_CHARS = 3;
 /** Heap bytes per text byte beyond text and SA: rank (4) + keys/groups (8) + scratch (8). */
 const SCRATCH_PER_BYTE = 20;
 const SCRATCH_FIXED = 1 << 20;
@@ -78,20 +80,26 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
     codeOf[c] = seen > 0 ? ++sigma : 0;
   }
   const bits = bitsFor(sigma);
-  const chars = Math.floor(64 / bits);
+  // As many characters as fit in 64 bits, but no more than random text of this alphabet needs to
+  // leave few suffixes unsorted: sorting bits that decide nothing costs a pass each.
+  const chars = Math.min(Math.floor(64 / bits), Math.ceil(Math.log(n) / Math.log(Math.max(2, sigma))) + EXTRA_CHARS);
 
   trace("alphabet");
   // First sort: all suffixes by their first `chars` characters.
   await forBlocks(exec, "rangePackKeys", 0, n, (a, b) => [text, n, codes, bits, chars, regionA, sa, a, b]);
   trace("pack");
-  await radixSort(exec, { keys: regionA, vals: sa, tmpKeys: regionB, tmpVals: isa, keyBytes: 8 }, 0, n, 64 - bits * chars, 64);
+  await radixSortMsdU64(exec, { keys: regionA, vals: sa, tmpKeys: regionB, tmpVals: isa, keyBytes: 8 }, 0, n, 64 - bits * chars, 64);
   trace("sort");
   let written = await rankRuns(
     "rangeRankSliceU64",
     parts.map(([a, b]) => ({ args: [regionA, sa, isa, 0, n, a, b], at: a })),
   );
-  heap.u32(isa + 4 * n, 1)[0] = 0; // the empty suffix ranks below all others
   let groups = written.groups;
+  if (groups > 0) {
+    // ranks were written in SA order (sequentially); move them to text order in cache-sized windows
+    await scatterByBuckets(exec, isa, sa, isa, n, n, { keys: regionB, vals: regionB + 4 * n });
+  }
+  heap.u32(isa + 4 * n, 1)[0] = 0; // the empty suffix ranks below all others
   trace(`ranks groups=${groups} unsorted=${written.suffixes}`);
   let unsorted = written.suffixes;
 

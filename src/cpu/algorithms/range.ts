@@ -50,8 +50,6 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
     if (n === 1) heap.u32(sa, 1)[0] = 0;
     return;
   }
-  const trace = process.env.SUFSORT_TRACE ? (label: string) => console.error(label, (performance.now() - t0).toFixed(0)) : () => {};
-  const t0 = performance.now();
   const mark = heap.used;
   const isa = heap.alloc(4 * (n + 1));
   const regionA = heap.alloc(8 * n); // u64 keys of the first sort; then u32 keys + the group list
@@ -84,12 +82,9 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
   // leave few suffixes unsorted: sorting bits that decide nothing costs a pass each.
   const chars = Math.min(Math.floor(64 / bits), Math.ceil(Math.log(n) / Math.log(Math.max(2, sigma))) + EXTRA_CHARS);
 
-  trace("alphabet");
   // First sort: all suffixes by their first `chars` characters.
   await forBlocks(exec, "rangePackKeys", 0, n, (a, b) => [text, n, codes, bits, chars, regionA, sa, a, b]);
-  trace("pack");
   await radixSortMsdU64(exec, { keys: regionA, vals: sa, tmpKeys: regionB, tmpVals: isa, keyBytes: 8 }, 0, n, 64 - bits * chars, 64);
-  trace("sort");
   let written = await rankRuns(
     "rangeRankSliceU64",
     parts.map(([a, b]) => ({ args: [regionA, sa, isa, 0, n, a, b], at: a })),
@@ -100,7 +95,6 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
     await scatterByBuckets(exec, isa, sa, isa, n, n, { keys: regionB, vals: regionB + 4 * n });
   }
   heap.u32(isa + 4 * n, 1)[0] = 0; // the empty suffix ranks below all others
-  trace(`ranks groups=${groups} unsorted=${written.suffixes}`);
   let unsorted = written.suffixes;
 
   // Invariants at the top of each round: SA is sorted by the first h characters; rank[i] is 1 + the
@@ -158,9 +152,7 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
         }
       }
     }
-    trace(`round h=${h} A+large (${largeGroups.length} large)`);
     written = await rankRuns(undefined, tasks);
-    trace(`round h=${h} B groups=${written.groups} unsorted=${written.suffixes}`);
     groups = written.groups;
     unsorted = written.suffixes;
   }

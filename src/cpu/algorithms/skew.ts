@@ -52,8 +52,6 @@ async function skewLevel(exec: Executor, s: number, n: number, K: number, out: n
   const n1 = Math.floor((n + 1) / 3);
   const n02 = n0 + Math.floor(n / 3);
   const mark = heap.used;
-  const t0 = performance.now();
-  const trace = process.env.SUFSORT_TRACE ? (label: string) => console.error(n, label, (performance.now() - t0).toFixed(0)) : () => {};
   const s12 = heap.alloc(4 * (n02 + 3));
   const sa12 = heap.alloc(4 * (n02 + 3));
   heap.u32(s12 + 4 * n02, 3).fill(0);
@@ -84,13 +82,11 @@ async function skewLevel(exec: Executor, s: number, n: number, K: number, out: n
     await forBlocks(exec, "skewNameFlags", 0, n02, (a, b) => [s, sa12, names, a, b]);
   }
 
-  trace("sorted");
   // Name the triples (names 1..) and write the reduced string s12.
   const distinct = await scan(exec, names, 0, n02, true);
   await forBlocks(exec, "skewScatterNames", 0, n02, (a, b) => [sa12, names, s12, a, b, n0]);
   heap.release(scratch);
 
-  trace(`named ${distinct}`);
   // sa12 = the suffix array of s12; s12 = the ranks (1..) of the mod-1/2 suffixes.
   if (distinct < n02) {
     await skewLevel(exec, s12, n02, distinct, sa12);
@@ -99,7 +95,6 @@ async function skewLevel(exec: Executor, s: number, n: number, K: number, out: n
     await forBlocks(exec, "skewInvertNames", 0, n02, (a, b) => [s12, sa12, a, b]);
   }
 
-  trace("ranked");
   // The mod-0 suffixes, in the order of their mod-1 successors, then stably by first character.
   const flags = heap.alloc(n02);
   const pos0 = heap.alloc(4 * n0);
@@ -110,7 +105,6 @@ async function skewLevel(exec: Executor, s: number, n: number, K: number, out: n
   await forBlocks(exec, "skewMod0Keys", 0, n0, (a, b) => [s, pos0, keys0, a, b]);
   await radixSort(exec, { keys: keys0, vals: pos0, tmpKeys: tmp0, tmpVals: tmp0 + 4 * n0, keyBytes: 4 }, 0, n0, 0, charBits);
 
-  trace("mod0");
   // Merge; the dummy mod-1 suffix (when n mod 3 = 1) is the smallest of the sample and is skipped.
   const skip = n0 - n1;
   const len12 = n02 - skip;
@@ -119,7 +113,6 @@ async function skewLevel(exec: Executor, s: number, n: number, K: number, out: n
   const mergeCtx = heap.alloc(12);
   heap.u32(mergeCtx, 3).set([s, s12, n0]);
   await mergeWith(exec, "skewMergeSplit", "skewMergeSlice", [mergeCtx], pos12, len12, pos0, n0, out);
-  trace("merged");
   heap.release(mark);
 }
 

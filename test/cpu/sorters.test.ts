@@ -156,3 +156,26 @@ describe("engine", () => {
     expect(child.stdout.trim()).toBe("55000");
   });
 });
+
+describe("memory", () => {
+  it.each(ALGORITHMS)("--algo %s stays within its scratchBytes (the basis of its maxLength)", async (algorithm) => {
+    const { getSorter } = await import("../../src/engine/registry.js");
+    const { SharedHeap } = await import("../../src/cpu/memory.js");
+    const { createExecutor } = await import("../../src/cpu/executor.js");
+    const sorter = getSorter(algorithm)!;
+    for (const [name, t] of [["random", randomText(1 << 20, 26, 3)], ...hardFamilies(1 << 20).slice(0, 3)] as const) {
+      const n = t.length;
+      const heap = new SharedHeap();
+      const executor = createExecutor(heap, 2);
+      const textPtr = heap.alloc(n + 16);
+      const saPtr = heap.alloc(4 * n);
+      heap.u8(textPtr, n).set(t);
+      const limit = heap.used + sorter.scratchBytes(n);
+      await sorter.build({ heap, kernels: executor.kernels, executor, textPtr, n, saPtr, threads: 2 });
+      await executor.close();
+      expect(heap.memory.buffer.byteLength, `${name}: bytes of memory after the build`).toBeLessThanOrEqual(
+        Math.ceil(limit / 65536) * 65536,
+      );
+    }
+  });
+});

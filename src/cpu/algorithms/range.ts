@@ -40,7 +40,7 @@ const HAND_OVER_SHARE = 0.9;
 const EXTRA_CHARS = 3;
 /** Heap bytes per text byte beyond text and SA: rank (4) + keys/groups (8) + scratch (8). */
 const SCRATCH_PER_BYTE = 20;
-const SCRATCH_FIXED = 1 << 20;
+const SCRATCH_FIXED = 32 << 20; // count tables of the MSD pass: up to 64 threads x 2^16 x 4 bytes, and more
 
 export const rangeMaxLength = Math.floor((MAX_HEAP_BYTES - 2 * SCRATCH_FIXED) / (SCRATCH_PER_BYTE + 5));
 
@@ -205,7 +205,9 @@ export const rangeSorter: SuffixSorter = {
   engine: "cpu",
   description: "parallel prefix doubling with Larsson-Sadakane group refinement (PBBS parallelRange)",
   maxLength: rangeMaxLength,
-  scratchBytes: (n) => SCRATCH_PER_BYTE * n + SCRATCH_FIXED,
+  // a hand-over to skew releases range's scratch first, so the peak is the larger of the two
+  scratchBytes: (n) =>
+    Math.max(SCRATCH_PER_BYTE * n + SCRATCH_FIXED, n <= skewMaxLength ? skewSorter.scratchBytes(n) : 0),
   build: buildRange,
 };
 

@@ -121,6 +121,8 @@ export function rangeGatherKeys(sa: usize, isa: usize, keys: usize, lo: u32, hi:
 export function rangeSortGroups(
   groups: usize, g0: u32, g1: u32, sa: usize, isa: usize, keys: usize, tmp: usize, h: u32, large: u32, largeOut: usize,
 ): u32 {
+  // Three sweeps over the block's groups, so that the random rank loads of the first are
+  // independent of each other (many in flight) instead of waiting behind each group's sort.
   let listed: u32 = 0;
   for (let g = g0; g < g1; g++) {
     const s = load<u32>(groups + (<usize>g << 3));
@@ -129,14 +131,21 @@ export function rangeSortGroups(
       store<u32>(u32At(largeOut, listed++), g);
       continue;
     }
-    const e = s + len;
-    for (let j = s; j < e; j++) {
+    for (let j = s, e = s + len; j < e; j++) {
       const suffix = load<u32>(u32At(sa, j));
-      const key = load<u32>(u32At(isa, suffix + h));
-      store<u64>(tmp + (<usize>j << 3), (<u64>key << 32) | suffix);
+      store<u64>(tmp + (<usize>j << 3), (<u64>load<u32>(u32At(isa, suffix + h)) << 32) | suffix);
     }
-    sortU64(tmp, s, e);
-    for (let j = s; j < e; j++) {
+  }
+  for (let g = g0; g < g1; g++) {
+    const s = load<u32>(groups + (<usize>g << 3));
+    const len = load<u32>(groups + (<usize>g << 3) + 4);
+    if (len <= large) sortU64(tmp, s, s + len);
+  }
+  for (let g = g0; g < g1; g++) {
+    const s = load<u32>(groups + (<usize>g << 3));
+    const len = load<u32>(groups + (<usize>g << 3) + 4);
+    if (len > large) continue;
+    for (let j = s, e = s + len; j < e; j++) {
       const v = load<u64>(tmp + (<usize>j << 3));
       store<u32>(u32At(keys, j), <u32>(v >> 32));
       store<u32>(u32At(sa, j), <u32>v);

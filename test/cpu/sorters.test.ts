@@ -146,6 +146,25 @@ describe("engine", () => {
     await expect(engine.suffixArray(encode("abc"))).rejects.toThrow(/closed/);
   });
 
+  it("a remote engine (comlink) builds in its own thread: the caller's event loop keeps running", async () => {
+    const { createRemoteEngine } = await import("../../src/engine/remote.js");
+    const remote = await createRemoteEngine({ threads: 1 });
+    try {
+      const t = randomText(1 << 20, 26, 11);
+      let ticks = 0;
+      let progressCalls = 0;
+      const timer = setInterval(() => ticks++, 5);
+      const result = await remote.suffixArray(t, { algorithm: "range", onProgress: () => progressCalls++ });
+      clearInterval(timer);
+      expect(checkSuffixArray(t, result.sa)).toBe(-1);
+      expect(result.algorithm).toBe("range");
+      expect(progressCalls).toBeGreaterThan(0);
+      expect(ticks).toBeGreaterThan(0);
+    } finally {
+      await remote.close();
+    }
+  });
+
   it("the one-shot build does not keep the process alive", () => {
     const script = `
       import { cpuSuffixArray } from ${JSON.stringify(packagePath("dist", "src", "engine", "engine.js"))};

@@ -10,8 +10,8 @@
 //     B: split every group into runs of equal keys; rank = head of run; runs of size >= 2 are the
 //        next round's groups, singletons are final and drop out for good
 //
-// Limits: n < 2^32 and 25 n bytes of heap (text, SA, rank, two 8n scratch regions), so n <= about
-// 171 million in the 4 GiB WebAssembly memory. O(n log n) work in the worst case (one repeated
+// Limits: n < 2^32 and 25 n bytes of heap (text, SA, rank, two 8n scratch regions) + 32 MiB, so
+// n <= 169,114,337 (rangeMaxLength) in the 4 GiB WebAssembly memory. O(n log n) work in the worst case (one repeated
 // byte: every round refines one group of almost n suffixes), so such inputs are handed over to skew
 // (HAND_OVER_PREFIX below) and the build result names skew as the algorithm that ran.
 import type { BuildContext, HandOver, SuffixSorter } from "../../engine/registry.js";

@@ -13,7 +13,7 @@
 //
 // Every step is a parallel primitive or a block kernel (asm/skew.ts). O(n) work; recursion depth
 // log_{3/2} n at most. Limits: n < 2^32 and about 28 n bytes of heap (text, SA, the u32 string and
-// the levels' scratch), so n <= about 150 million in the 4 GiB WebAssembly memory.
+// the levels' scratch), so n <= 153,316,790 (skewMaxLength) in the 4 GiB WebAssembly memory.
 import type { BuildContext, SuffixSorter } from "../../engine/registry.js";
 import { registerSorter } from "../../engine/registry.js";
 import { MAX_HEAP_BYTES } from "../memory.js";

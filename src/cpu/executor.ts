@@ -26,8 +26,9 @@ export interface Executor {
 /** Most threads an executor accepts (the radix count tables are sized by it). */
 export const MAX_THREADS = 64;
 
+/** os.availableParallelism(), capped at MAX_THREADS. */
 export function defaultThreads(): number {
-  return availableParallelism();
+  return Math.min(availableParallelism(), MAX_THREADS);
 }
 
 export function checkThreads(threads: number): number {

@@ -176,7 +176,7 @@ function toBytes(x: Text, what: string): Uint8Array {
 
 /** Copies the text into a fresh heap and builds its SA there; returns where both are. */
 async function placeAndSort(bytes: Uint8Array, algo: string | undefined, threads: number): Promise<PlacedText & { saPtr: number }> {
-  const placed = placeText(bytes.length, resolveSorter(algo));
+  const placed = placeText(bytes.length, resolveSorter(algo), threads);
   placed.heap.u8(placed.textPtr, bytes.length).set(bytes);
   const { sa } = await buildPlaced(placed, { threads });
   return { ...placed, saPtr: sa.byteOffset };

@@ -1,6 +1,7 @@
 // One registry of suffix-array algorithms: the CLI, the API, bench and crosscheck all list them from here.
 import type { SharedHeap } from "../cpu/memory.js";
 import type { Kernels } from "../cpu/wasm.js";
+import type { Executor } from "../cpu/executor.js";
 
 /** Where an algorithm runs. */
 export type EngineKind = "cpu" | "gpu";
@@ -15,7 +16,17 @@ export interface BuildContext {
   /** n u32 slots; the algorithm leaves the suffix array here. */
   saPtr: number;
   threads: number;
+  /** Runs kernels over blocks on the engine's workers (heap and kernels are its own). */
+  executor: Executor;
   onProgress?: (fraction: number) => void;
+}
+
+/** Said by a sorter that handed an input over to another algorithm (visible in the build result). */
+export interface HandOver {
+  /** The algorithm that built the SA. */
+  algorithm: string;
+  /** Why, in a few words. */
+  reason: string;
 }
 
 /** The one contract every algorithm implements: (text, context) -> SA. */
@@ -27,7 +38,8 @@ export interface SuffixSorter {
   readonly maxLength: number;
   /** Bytes of heap beyond text and SA the algorithm will reserve for input length n (a planning hint). */
   scratchBytes(n: number): number;
-  build(ctx: BuildContext): Promise<void>;
+  /** Leaves the SA at ctx.saPtr; returns a note when another algorithm finished the job. */
+  build(ctx: BuildContext): Promise<void | HandOver>;
 }
 
 const sorters = new Map<string, SuffixSorter>();

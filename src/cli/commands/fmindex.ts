@@ -45,7 +45,7 @@ Options:
     let placed;
     try {
       checkLength(size);
-      placed = placeText(size, sorter);
+      placed = placeText(size, sorter, threads);
       readInto(fd, placed.heap.u8(placed.textPtr, size), input);
     } finally {
       closeSync(fd);

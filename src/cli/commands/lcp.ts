@@ -52,7 +52,7 @@ Options:
       let placed;
       try {
         checkLength(n);
-        placed = placeText(n, sorter);
+        placed = placeText(n, sorter, threads);
         readInto(fd, placed.heap.u8(placed.textPtr, n), input);
       } finally {
         closeSync(fd);

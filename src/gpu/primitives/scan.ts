@@ -1,0 +1,34 @@
+// Exclusive scan of u32 (wrapping sums), plain or segmented by head flags: wgsl/scan.wgsl.
+import { checkBinding, type GpuBatch, pipeline, WORKGROUP_SIZE } from "../kernels.js";
+
+/** Elements per invocation; a tile is WORKGROUP_SIZE * SCAN_ITEMS elements. */
+export const SCAN_ITEMS = 8;
+const TILE = WORKGROUP_SIZE * SCAN_ITEMS;
+
+export interface ScanOptions {
+  /** Head flags (nonzero = a segment starts here): segmented scan, restarting at 0 at each head. */
+  heads?: GPUBuffer;
+}
+
+/**
+ * Encodes output[i] = input[0] + ... + input[i-1] (mod 2^32), or the same sum from the last head
+ * at or before i when `heads` is given. `input` and `output` must be different buffers.
+ */
+export function encodeExclusiveScan(batch: GpuBatch, input: GPUBuffer, output: GPUBuffer, n: number, options: ScanOptions = {}): void {
+  if (n === 0) return;
+  const ctx = batch.ctx;
+  checkBinding(ctx, "scan", n);
+  const segmented = options.heads !== undefined;
+  const pipe = pipeline(ctx, {
+    file: "scan.wgsl",
+    entry: "scan",
+    constants: { ITEMS: SCAN_ITEMS, SEGMENTED: segmented ? 1 : 0 },
+    libs: ["wg_scan"],
+  });
+  const tiles = Math.ceil(n / TILE);
+  const stateBytes = (1 + 2 * tiles) * 4;
+  const state = batch.scratch(stateBytes);
+  batch.clear(state, 0, stateBytes);
+  // The plain variant never reads `heads`; the input stands in for the binding.
+  batch.dispatch(pipe, [n], [input, options.heads ?? input, output, state], tiles);
+}

@@ -1,0 +1,191 @@
+// Exclusive scan of u32 (sums wrap mod 2^32), optionally segmented by head flags, in one pass over
+// memory (decoupled look-back, Merrill & Garland 2016, "Single-pass Parallel Prefix Scan").
+//
+// Each workgroup draws the next tile from a ticket counter (state[0]), so every earlier tile has
+// already started and the look-back below always makes progress. A tile publishes its aggregate,
+// then walks back over earlier tiles summing aggregates until it meets an inclusive prefix.
+// A tile state is two atomic words, (status << 16) | 16-bit half of the value: one atomic then holds
+// a status together with its data, and a reader accepts a state only when both halves carry the
+// same status. Status 1 = aggregate, 2 = inclusive prefix; 0 = not yet published.
+// Segmented (SEGMENTED = 1): out[i] = sum of in[h..i-1] where h is the last head <= i. A tile that
+// holds a head publishes its aggregate (the sum since its last head) as inclusive at once, so no
+// look-back crosses a head.
+// Constants: ITEMS per invocation, SEGMENTED. Limits: n <= 2^32 - TILE; state holds 1 + 2 * tiles
+// words, zeroed before the dispatch.
+
+struct Params {
+  n: u32,
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> input: array<u32>;
+@group(0) @binding(2) var<storage, read> heads: array<u32>;
+@group(0) @binding(3) var<storage, read_write> output: array<u32>;
+@group(0) @binding(4) var<storage, read_write> state: array<atomic<u32>>;
+
+const TILE: u32 = WG * ITEMS;
+const STATUS_AGGREGATE: u32 = 1u;
+const STATUS_INCLUSIVE: u32 = 2u;
+
+var<workgroup> tile_values: array<u32, TILE + TILE / 32u>;
+var<workgroup> tile_heads: array<u32, TILE + TILE / 32u>;
+var<workgroup> seg_sums: array<u32, WG>;
+var<workgroup> seg_flags: array<u32, WG>;
+var<workgroup> tile_ticket: u32;
+var<workgroup> tile_carry: u32;
+var<workgroup> tile_aggregate: u32;
+var<workgroup> tile_has_head: u32;
+
+fn publish(tile: u32, status: u32, value: u32) {
+  atomicStore(&state[1u + 2u * tile], (status << 16u) | (value & 0xffffu));
+  atomicStore(&state[2u + 2u * tile], (status << 16u) | (value >> 16u));
+}
+
+// Sum of everything before `tile` (since the last head when segmented). Spins on tiles that have
+// not published yet; those started before this one.
+fn look_back(tile: u32) -> u32 {
+  var prefix = 0u;
+  var j = tile - 1u;
+  loop {
+    let low = atomicLoad(&state[1u + 2u * j]);
+    let high = atomicLoad(&state[2u + 2u * j]);
+    let status = low >> 16u;
+    if (status == 0u || status != (high >> 16u)) {
+      continue;
+    }
+    prefix += (low & 0xffffu) | (high << 16u);
+    if (status == STATUS_INCLUSIVE) {
+      break;
+    }
+    j -= 1u;
+  }
+  return prefix;
+}
+
+// Segmented exclusive scan of (head seen, sum) pairs over the workgroup (Kogge-Stone); returns the
+// pair for everything before `lid` in this tile and leaves the tile's pair in tile_has_head/_aggregate.
+fn wg_exclusive_segmented(lid: u32, flag: u32, sum: u32) -> vec2<u32> {
+  seg_flags[lid] = flag;
+  seg_sums[lid] = sum;
+  workgroupBarrier();
+  for (var offset = 1u; offset < WG; offset <<= 1u) {
+    var earlier_flag = 0u;
+    var earlier_sum = 0u;
+    if (lid >= offset) {
+      earlier_flag = seg_flags[lid - offset];
+      earlier_sum = seg_sums[lid - offset];
+    }
+    workgroupBarrier();
+    if (seg_flags[lid] == 0u) {
+      seg_sums[lid] += earlier_sum;
+    }
+    seg_flags[lid] |= earlier_flag;
+    workgroupBarrier();
+  }
+  if (lid == WG - 1u) {
+    tile_has_head = seg_flags[lid];
+    tile_aggregate = seg_sums[lid];
+  }
+  var before = vec2<u32>(0u, 0u);
+  if (lid > 0u) {
+    before = vec2<u32>(seg_flags[lid - 1u], seg_sums[lid - 1u]);
+  }
+  workgroupBarrier();
+  return before;
+}
+
+@compute @workgroup_size(WG)
+fn scan(@builtin(local_invocation_index) lid: u32) {
+  if (lid == 0u) {
+    tile_ticket = atomicAdd(&state[0], 1u);
+  }
+  let tile = workgroupUniformLoad(&tile_ticket);
+  let n = params.n;
+  if (tile * TILE >= n) {
+    return;
+  }
+  let base = tile * TILE;
+
+  // Load the tile coalesced; each invocation then owns the blocked run lid*ITEMS .. +ITEMS.
+  for (var i = 0u; i < ITEMS; i++) {
+    let local = i * WG + lid;
+    var value = 0u;
+    var head = 0u;
+    if (base + local < n) {
+      value = input[base + local];
+      if (SEGMENTED == 1u) {
+        head = select(0u, 1u, heads[base + local] != 0u);
+      }
+    }
+    tile_values[padded(local)] = value;
+    tile_heads[padded(local)] = head;
+  }
+  workgroupBarrier();
+
+  var sum = 0u;
+  var has_head = 0u;
+  for (var k = 0u; k < ITEMS; k++) {
+    let at = padded(lid * ITEMS + k);
+    if (tile_heads[at] != 0u) {
+      sum = 0u;
+      has_head = 1u;
+    }
+    sum += tile_values[at];
+  }
+
+  // Carry from earlier invocations of this tile; whether a head lies between them and us.
+  var before_in_tile = 0u;
+  var head_before = 0u;
+  if (SEGMENTED == 1u) {
+    let pair = wg_exclusive_segmented(lid, has_head, sum);
+    head_before = pair.x;
+    before_in_tile = pair.y;
+  } else {
+    before_in_tile = wg_exclusive_add(lid, sum);
+    if (lid == 0u) {
+      tile_aggregate = wg_scan_sum;
+      tile_has_head = 0u;
+    }
+  }
+
+  if (lid == 0u) {
+    let aggregate = tile_aggregate;
+    var carry = 0u;
+    if (tile == 0u) {
+      publish(tile, STATUS_INCLUSIVE, aggregate);
+    } else if (tile_has_head != 0u) {
+      publish(tile, STATUS_INCLUSIVE, aggregate);
+      carry = look_back(tile);
+    } else {
+      publish(tile, STATUS_AGGREGATE, aggregate);
+      carry = look_back(tile);
+      publish(tile, STATUS_INCLUSIVE, carry + aggregate);
+    }
+    tile_carry = carry;
+  }
+  let carry = workgroupUniformLoad(&tile_carry);
+
+  var running = before_in_tile;
+  if (head_before == 0u) {
+    running += carry;
+  }
+  for (var k = 0u; k < ITEMS; k++) {
+    let at = padded(lid * ITEMS + k);
+    if (tile_heads[at] != 0u) {
+      running = 0u;
+    }
+    let value = tile_values[at];
+    tile_values[at] = running;
+    running += value;
+  }
+  workgroupBarrier();
+  for (var i = 0u; i < ITEMS; i++) {
+    let local = i * WG + lid;
+    if (base + local < n) {
+      output[base + local] = tile_values[padded(local)];
+    }
+  }
+}

@@ -10,7 +10,8 @@
 // Segmented (SEGMENTED = 1): out[i] = sum of in[h..i-1] where h is the last head <= i. A tile that
 // holds a head publishes its aggregate (the sum since its last head) as inclusive at once, so no
 // look-back crosses a head.
-// Constants: ITEMS per invocation, SEGMENTED. Limits: n <= 2^32 - TILE; state holds 1 + 2 * tiles
+// Constants: ITEMS per invocation, SEGMENTED; COUNT_NONZERO = 1 scans (in[i] != 0) instead of
+// in[i] (positions for stream compaction); INCLUSIVE = 1 adds in[i] itself (out[i] = sum of in[..i]). Limits: n <= 2^32 - TILE; state holds 1 + 2 * tiles
 // words, zeroed before the dispatch.
 
 struct Params {
@@ -116,6 +117,9 @@ fn scan(@builtin(local_invocation_index) lid: u32) {
     var head = 0u;
     if (base + local < n) {
       value = input[base + local];
+      if (COUNT_NONZERO == 1u) {
+        value = select(0u, 1u, value != 0u);
+      }
       if (SEGMENTED == 1u) {
         head = select(0u, 1u, heads[base + local] != 0u);
       }
@@ -178,8 +182,8 @@ fn scan(@builtin(local_invocation_index) lid: u32) {
       running = 0u;
     }
     let value = tile_values[at];
-    tile_values[at] = running;
     running += value;
+    tile_values[at] = select(running - value, running, INCLUSIVE == 1u);
   }
   workgroupBarrier();
   for (var i = 0u; i < ITEMS; i++) {

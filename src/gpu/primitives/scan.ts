@@ -8,11 +8,16 @@ const TILE = WORKGROUP_SIZE * SCAN_ITEMS;
 export interface ScanOptions {
   /** Head flags (nonzero = a segment starts here): segmented scan, restarting at 0 at each head. */
   heads?: GPUBuffer;
+  /** Sum the flags (input[i] != 0) instead of the values: positions for stream compaction. */
+  countNonzero?: boolean;
+  /** Include input[i] itself: output[i] = input[0] + ... + input[i]. */
+  inclusive?: boolean;
 }
 
 /**
  * Encodes output[i] = input[0] + ... + input[i-1] (mod 2^32), or the same sum from the last head
- * at or before i when `heads` is given. `input` and `output` must be different buffers.
+ * at or before i when `heads` is given (see ScanOptions for the inclusive and flag-counting forms).
+ * `input` and `output` must be different buffers.
  */
 export function encodeExclusiveScan(batch: GpuBatch, input: GPUBuffer, output: GPUBuffer, n: number, options: ScanOptions = {}): void {
   if (n === 0) return;
@@ -22,7 +27,12 @@ export function encodeExclusiveScan(batch: GpuBatch, input: GPUBuffer, output: G
   const pipe = pipeline(ctx, {
     file: "scan.wgsl",
     entry: "scan",
-    constants: { ITEMS: SCAN_ITEMS, SEGMENTED: segmented ? 1 : 0 },
+    constants: {
+      ITEMS: SCAN_ITEMS,
+      SEGMENTED: segmented ? 1 : 0,
+      COUNT_NONZERO: options.countNonzero ? 1 : 0,
+      INCLUSIVE: options.inclusive ? 1 : 0,
+    },
     libs: ["wg_scan"],
   });
   const tiles = Math.ceil(n / TILE);

@@ -30,40 +30,80 @@ struct Params {
 const TILE: u32 = WG * ITEMS;
 const STATUS_AGGREGATE: u32 = 1u;
 const STATUS_INCLUSIVE: u32 = 2u;
+const LOOKBACK: u32 = 32u;
 
 var<workgroup> tile_values: array<u32, TILE + TILE / 32u>;
-var<workgroup> tile_heads: array<u32, TILE + TILE / 32u>;
+var<workgroup> tile_heads: array<u32, select(1u, TILE + TILE / 32u, SEGMENTED == 1u)>;
 var<workgroup> seg_sums: array<u32, WG>;
 var<workgroup> seg_flags: array<u32, WG>;
 var<workgroup> tile_ticket: u32;
-var<workgroup> tile_carry: u32;
 var<workgroup> tile_aggregate: u32;
 var<workgroup> tile_has_head: u32;
+var<workgroup> look_status: array<u32, LOOKBACK>;
+var<workgroup> look_value: array<u32, LOOKBACK>;
+var<workgroup> look_end: u32;
+var<workgroup> look_prefix: u32;
+var<workgroup> look_done: u32;
 
 fn publish(tile: u32, status: u32, value: u32) {
   atomicStore(&state[1u + 2u * tile], (status << 16u) | (value & 0xffffu));
   atomicStore(&state[2u + 2u * tile], (status << 16u) | (value >> 16u));
 }
 
-// Sum of everything before `tile` (since the last head when segmented). Spins on tiles that have
-// not published yet; those started before this one.
-fn look_back(tile: u32) -> u32 {
-  var prefix = 0u;
-  var j = tile - 1u;
+// Sum of everything before `tile` (since the last head when segmented), read LOOKBACK tile states
+// at a time: invocations 0..LOOKBACK-1 each load one predecessor's state, then invocation 0 adds
+// aggregates from the nearest one outwards until an inclusive prefix (done) or an unpublished state
+// (retry from there). Unpublished tiles started before this one, so they publish eventually.
+// Every invocation calls it (it contains barriers).
+fn look_back(lid: u32, tile: u32) -> u32 {
+  if (lid == 0u) {
+    look_end = tile;
+    look_prefix = 0u;
+  }
   loop {
-    let low = atomicLoad(&state[1u + 2u * j]);
-    let high = atomicLoad(&state[2u + 2u * j]);
-    let status = low >> 16u;
-    if (status == 0u || status != (high >> 16u)) {
-      continue;
+    let end = workgroupUniformLoad(&look_end);
+    if (lid < LOOKBACK) {
+      var status = STATUS_INCLUSIVE; // before tile 0: nothing, never reached (tile 0 is inclusive)
+      var value = 0u;
+      if (lid < end) {
+        let j = end - 1u - lid;
+        let low = atomicLoad(&state[1u + 2u * j]);
+        let high = atomicLoad(&state[2u + 2u * j]);
+        status = low >> 16u;
+        if (status != (high >> 16u)) {
+          status = 0u;
+        }
+        value = (low & 0xffffu) | (high << 16u);
+      }
+      look_status[lid] = status;
+      look_value[lid] = value;
     }
-    prefix += (low & 0xffffu) | (high << 16u);
-    if (status == STATUS_INCLUSIVE) {
+    workgroupBarrier();
+    if (lid == 0u) {
+      var sum = 0u;
+      var taken = 0u;
+      var done = 0u;
+      for (var k = 0u; k < LOOKBACK; k++) {
+        let status = look_status[k];
+        if (status == 0u) {
+          break;
+        }
+        sum += look_value[k];
+        taken += 1u;
+        if (status == STATUS_INCLUSIVE) {
+          done = 1u;
+          break;
+        }
+      }
+      look_prefix += sum;
+      look_end = end - taken;
+      look_done = done;
+    }
+    if (workgroupUniformLoad(&look_done) == 1u) {
       break;
     }
-    j -= 1u;
   }
-  return prefix;
+  return workgroupUniformLoad(&look_prefix);
 }
 
 // Segmented exclusive scan of (head seen, sum) pairs over the workgroup (Kogge-Stone); returns the
@@ -125,7 +165,9 @@ fn scan(@builtin(local_invocation_index) lid: u32) {
       }
     }
     tile_values[padded(local)] = value;
-    tile_heads[padded(local)] = head;
+    if (SEGMENTED == 1u) {
+      tile_heads[padded(local)] = head;
+    }
   }
   workgroupBarrier();
 
@@ -133,7 +175,7 @@ fn scan(@builtin(local_invocation_index) lid: u32) {
   var has_head = 0u;
   for (var k = 0u; k < ITEMS; k++) {
     let at = padded(lid * ITEMS + k);
-    if (tile_heads[at] != 0u) {
+    if (SEGMENTED == 1u && tile_heads[at] != 0u) {
       sum = 0u;
       has_head = 1u;
     }
@@ -155,22 +197,18 @@ fn scan(@builtin(local_invocation_index) lid: u32) {
     }
   }
 
+  // Publish, then look back for the carry into this tile.
+  let tile_head = workgroupUniformLoad(&tile_has_head);
   if (lid == 0u) {
-    let aggregate = tile_aggregate;
-    var carry = 0u;
-    if (tile == 0u) {
-      publish(tile, STATUS_INCLUSIVE, aggregate);
-    } else if (tile_has_head != 0u) {
-      publish(tile, STATUS_INCLUSIVE, aggregate);
-      carry = look_back(tile);
-    } else {
-      publish(tile, STATUS_AGGREGATE, aggregate);
-      carry = look_back(tile);
-      publish(tile, STATUS_INCLUSIVE, carry + aggregate);
-    }
-    tile_carry = carry;
+    publish(tile, select(STATUS_AGGREGATE, STATUS_INCLUSIVE, tile == 0u || tile_head != 0u), tile_aggregate);
   }
-  let carry = workgroupUniformLoad(&tile_carry);
+  var carry = 0u;
+  if (tile > 0u) {
+    carry = look_back(lid, tile);
+    if (lid == 0u && tile_head == 0u) {
+      publish(tile, STATUS_INCLUSIVE, carry + tile_aggregate);
+    }
+  }
 
   var running = before_in_tile;
   if (head_before == 0u) {
@@ -178,7 +216,7 @@ fn scan(@builtin(local_invocation_index) lid: u32) {
   }
   for (var k = 0u; k < ITEMS; k++) {
     let at = padded(lid * ITEMS + k);
-    if (tile_heads[at] != 0u) {
+    if (SEGMENTED == 1u && tile_heads[at] != 0u) {
       running = 0u;
     }
     let value = tile_values[at];

@@ -124,7 +124,8 @@ export async function acquireGpu(options: AcquireOptions = {}): Promise<GpuConte
   if (software) process.env.EGL_PLATFORM ??= "surfaceless";
   let gpu: GPU;
   try {
-    gpu = create(software ? ["backend=opengles"] : []);
+    // Full-precision timestamps: Dawn quantizes them (to ~65 us) unless told otherwise.
+    gpu = create(software ? ["backend=opengles"] : ["disable-dawn-features=timestamp_quantization"]);
   } catch (error) {
     return none(options, mode, `cannot load Dawn: ${(error as Error).message}`);
   }

@@ -248,3 +248,22 @@ export async function readU32(ctx: GpuContext, source: GPUBuffer, count: number,
     staging.destroy();
   }
 }
+
+/**
+ * A launch parameter: `fallback`, unless SUFSORT_GPU_TUNE names it (e.g. "merge.items=12,scan.items=8"),
+ * which the benchmark uses to compare settings in one run.
+ */
+export function tuned(name: string, fallback: number): number {
+  const spec = process.env.SUFSORT_GPU_TUNE;
+  if (!spec) return fallback;
+  for (const part of spec.split(",")) {
+    const [key, value] = part.split("=");
+    if (key === name && Number.isInteger(Number(value)) && Number(value) > 0) return Number(value);
+  }
+  return fallback;
+}
+
+/** Bytes of shared memory per workgroup the device allows. */
+export function sharedBytes(ctx: GpuContext): number {
+  return ctx.device.limits.maxComputeWorkgroupStorageSize;
+}

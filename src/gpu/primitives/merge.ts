@@ -1,9 +1,16 @@
 // Stable merge of two sorted runs of (u32 key, u32 value) pairs by merge path: wgsl/merge.wgsl.
-import { checkBinding, type GpuBatch, pipeline, WORKGROUP_SIZE } from "../kernels.js";
+import { checkBinding, type GpuBatch, pipeline, sharedBytes, tuned, WORKGROUP_SIZE } from "../kernels.js";
 
-/** Outputs per invocation; a tile is WORKGROUP_SIZE * MERGE_ITEMS outputs. */
-export const MERGE_ITEMS = 8;
-const TILE = WORKGROUP_SIZE * MERGE_ITEMS;
+/** Outputs per invocation (a tile is WORKGROUP_SIZE * items outputs): 16 where the device has the
+ * 34 KiB of shared memory that takes (hardware), else 8 (llvmpipe's 32 KiB). */
+export const MERGE_ITEMS = 16;
+export const MERGE_ITEMS_SMALL = 8;
+
+function mergeItems(ctx: GpuBatch["ctx"]): number {
+  const items = tuned("merge.items", MERGE_ITEMS);
+  const bytes = 2 * 4 * WORKGROUP_SIZE * items * (33 / 32);
+  return bytes <= sharedBytes(ctx) ? items : MERGE_ITEMS_SMALL;
+}
 
 export interface SortedRun {
   keys: GPUBuffer;
@@ -18,10 +25,11 @@ export function encodeMerge(batch: GpuBatch, a: SortedRun, b: SortedRun, output:
   if (total === 0) return;
   const ctx = batch.ctx;
   checkBinding(ctx, "merge", total);
-  const constants = { ITEMS: MERGE_ITEMS };
+  const items = mergeItems(ctx);
+  const constants = { ITEMS: items };
   const partition = pipeline(ctx, { file: "merge.wgsl", entry: "find_splits", constants, libs: ["merge_path"] });
   const merge = pipeline(ctx, { file: "merge.wgsl", entry: "merge", constants, libs: ["merge_path"] });
-  const tiles = Math.ceil(total / TILE);
+  const tiles = Math.ceil(total / (WORKGROUP_SIZE * items));
   const splits = batch.scratch((tiles + 1) * 4);
   // Empty runs still need a binding: the other run's buffers stand in (never read).
   const aKeys = a.n > 0 ? a.keys : b.keys;

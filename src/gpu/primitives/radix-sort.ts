@@ -2,7 +2,7 @@
 // A u64 key is two u32 buffers (low words, high words), so every array is addressed in u32 and a
 // binding holds up to maxStorageBufferBindingSize / 4 elements.
 import { failure } from "../../errors.js";
-import { checkBinding, type GpuBatch, pipeline, WORKGROUP_SIZE } from "../kernels.js";
+import { checkBinding, type GpuBatch, pipeline, tuned, WORKGROUP_SIZE } from "../kernels.js";
 import { encodeExclusiveScan } from "./scan.js";
 
 /** Bits per pass (16 buckets: the count matrix fits shared memory on every adapter). */
@@ -70,7 +70,7 @@ function sortPairs(
   if (n <= 1 || begin === end) return;
   const ctx = batch.ctx;
   checkBinding(ctx, "radix sort", n);
-  const items = ITEMS_BY_KEY_WORDS[keyWords];
+  const items = tuned(`radix${32 * keyWords}.items`, ITEMS_BY_KEY_WORDS[keyWords]);
   const tile = WORKGROUP_SIZE * items;
   const tiles = Math.ceil(n / tile);
   const bins = 1 << RADIX_BITS;

@@ -1,9 +1,10 @@
 // Exclusive scan of u32 (wrapping sums), plain or segmented by head flags: wgsl/scan.wgsl.
-import { checkBinding, type GpuBatch, pipeline, WORKGROUP_SIZE } from "../kernels.js";
+import { checkBinding, type GpuBatch, pipeline, tuned, WORKGROUP_SIZE } from "../kernels.js";
 
-/** Elements per invocation; a tile is WORKGROUP_SIZE * SCAN_ITEMS elements. */
-export const SCAN_ITEMS = 8;
-const TILE = WORKGROUP_SIZE * SCAN_ITEMS;
+/** Elements per invocation (a tile is WORKGROUP_SIZE * items): segmented tiles also stage their
+ * head flags, so they are half as long to fit 32 KiB of shared memory. */
+export const SCAN_ITEMS = 16;
+export const SEGMENTED_SCAN_ITEMS = 8;
 
 export interface ScanOptions {
   /** Head flags (nonzero = a segment starts here): segmented scan, restarting at 0 at each head. */
@@ -24,18 +25,19 @@ export function encodeExclusiveScan(batch: GpuBatch, input: GPUBuffer, output: G
   const ctx = batch.ctx;
   checkBinding(ctx, "scan", n);
   const segmented = options.heads !== undefined;
+  const items = segmented ? tuned("segscan.items", SEGMENTED_SCAN_ITEMS) : tuned("scan.items", SCAN_ITEMS);
   const pipe = pipeline(ctx, {
     file: "scan.wgsl",
     entry: "scan",
     constants: {
-      ITEMS: SCAN_ITEMS,
+      ITEMS: items,
       SEGMENTED: segmented ? 1 : 0,
       COUNT_NONZERO: options.countNonzero ? 1 : 0,
       INCLUSIVE: options.inclusive ? 1 : 0,
     },
     libs: ["wg_scan"],
   });
-  const tiles = Math.ceil(n / TILE);
+  const tiles = Math.ceil(n / (WORKGROUP_SIZE * items));
   const stateBytes = (1 + 2 * tiles) * 4;
   const state = batch.scratch(stateBytes);
   batch.clear(state, 0, stateBytes);

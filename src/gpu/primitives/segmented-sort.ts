@@ -1,5 +1,5 @@
 // Segmented sort of (u32 key, u32 value) pairs: wgsl/segmented_sort.wgsl (Wang, Baxter, Owens 4.2).
-import { checkBinding, type GpuBatch, pipeline, WORKGROUP_SIZE } from "../kernels.js";
+import { checkBinding, type GpuBatch, pipeline, tuned, WORKGROUP_SIZE } from "../kernels.js";
 import { encodeExclusiveScan } from "./scan.js";
 
 /** Pairs per invocation; a tile is WORKGROUP_SIZE * SEGSORT_ITEMS pairs. */
@@ -14,12 +14,14 @@ export function encodeSegmentedSort(batch: GpuBatch, keys: GPUBuffer, values: GP
   if (n <= 1) return;
   const ctx = batch.ctx;
   checkBinding(ctx, "segmented sort", n);
-  const constants = { ITEMS: SEGSORT_ITEMS };
+  const items = tuned("segsort.items", SEGSORT_ITEMS);
+  const tile = WORKGROUP_SIZE * items;
+  const constants = { ITEMS: items };
   const spec = { file: "segmented_sort.wgsl", constants, libs: ["merge_path"] };
   const blocksort = pipeline(ctx, { ...spec, entry: "blocksort" });
   const mergePass = pipeline(ctx, { ...spec, entry: "merge_pass" });
   const copyBack = pipeline(ctx, { ...spec, entry: "copy_back" });
-  const tiles = Math.ceil(n / SEGSORT_TILE);
+  const tiles = Math.ceil(n / tile);
 
   // label[i] = number of heads in [0, i]: non-decreasing, changing exactly at segment starts
   const labels = batch.scratch(n * 4);
@@ -28,7 +30,7 @@ export function encodeSegmentedSort(batch: GpuBatch, keys: GPUBuffer, values: GP
   if (tiles === 1) return;
   const scratchKeys = batch.scratch(n * 4);
   const scratchValues = batch.scratch(n * 4);
-  for (let width = SEGSORT_TILE; width < n; width *= 2) {
+  for (let width = tile; width < n; width *= 2) {
     const bindings = [labels, keys, values, scratchKeys, scratchValues];
     batch.dispatch(mergePass, [n, width, tiles], bindings, tiles);
     batch.dispatch(copyBack, [n, width, tiles], bindings, tiles);

@@ -1,0 +1,127 @@
+// Device handling: modes, errors that surface as SufsortErrors, binding limits, the buffer pool,
+// and a process that exits once its work is done.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { SufsortError } from "../../src/errors.js";
+import { acquireGpu, resolveGpuMode } from "../../src/gpu/device.js";
+import { sizeClass } from "../../src/gpu/buffers.js";
+import { checkBinding, GpuBatch, gridShape, pipeline } from "../../src/gpu/kernels.js";
+import { packagePath } from "../../src/paths.js";
+import { gpuIt, testGpuMode } from "./support.js";
+
+describe("GPU mode", () => {
+  it("comes from the option, else SUFSORT_GPU, else auto; rejects other words", () => {
+    const saved = process.env.SUFSORT_GPU;
+    try {
+      delete process.env.SUFSORT_GPU;
+      expect(resolveGpuMode()).toBe("auto");
+      process.env.SUFSORT_GPU = "software";
+      expect(resolveGpuMode()).toBe("software");
+      expect(resolveGpuMode("hardware")).toBe("hardware");
+      expect(() => resolveGpuMode("fast")).toThrow(SufsortError);
+    } finally {
+      if (saved === undefined) delete process.env.SUFSORT_GPU;
+      else process.env.SUFSORT_GPU = saved;
+    }
+  });
+
+  it("hardware never yields the software adapter; when required and absent, fails with one line", async () => {
+    let ctx = null;
+    try {
+      ctx = await acquireGpu({ mode: "hardware", required: true });
+      expect(ctx?.software).toBe(false);
+    } catch (error) {
+      expect(error).toBeInstanceOf(SufsortError);
+      expect((error as Error).message).toMatch(/^no hardware GPU available: [^\n]*$/);
+    } finally {
+      ctx?.release();
+    }
+  });
+});
+
+describe("GPU device", () => {
+  gpuIt("reports its adapter and features", async (ctx) => {
+    expect(ctx.software).toBe(testGpuMode() === "software");
+    expect(ctx.adapterInfo.length).toBeGreaterThan(0);
+    expect(typeof ctx.features.subgroups).toBe("boolean");
+    expect(ctx.device.limits.maxComputeInvocationsPerWorkgroup).toBeGreaterThanOrEqual(256);
+  });
+
+  gpuIt("arrays beyond one storage binding are rejected with the limit named", async (ctx) => {
+    const most = Math.floor(ctx.maxBindingBytes / 4);
+    expect(() => checkBinding(ctx, "scan", most)).not.toThrow();
+    expect(() => checkBinding(ctx, "scan", most + 1)).toThrow(/storage binding limit/);
+  });
+
+  gpuIt("large grids are reshaped within the per-dimension limit", async () => {
+    expect(gridShape(10, 65535)).toEqual([10, 1]);
+    const [x, y] = gridShape(1 << 20, 65535);
+    expect(x).toBeLessThanOrEqual(65535);
+    expect(x * y).toBeGreaterThanOrEqual(1 << 20);
+  });
+
+  gpuIt("pooled buffers are recycled after the submit that used them", async (ctx) => {
+    const first = ctx.pool.acquire(1000);
+    expect(first.size).toBe(sizeClass(1000));
+    ctx.pool.release(first);
+    const beforeSubmit = ctx.pool.acquire(1000);
+    expect(beforeSubmit).not.toBe(first); // not reusable until a submit has been queued
+    const batch = new GpuBatch(ctx);
+    batch.releaseAfter(beforeSubmit);
+    batch.submit();
+    const again = ctx.pool.acquire(1000);
+    expect([first, beforeSubmit]).toContain(again);
+    ctx.pool.release(again);
+    ctx.pool.afterSubmit();
+  });
+
+  it("a validation error surfaces as a SufsortError, not as silent output", async (test) => {
+    const ctx = await acquireGpu({ mode: testGpuMode() });
+    if (!ctx) {
+      if (process.env.CI === "true") throw new Error("CI=true but no GPU adapter");
+      test.skip();
+      return;
+    }
+    try {
+      const bad = () => pipeline(ctx, { file: "bench.wgsl", entry: "no_such_entry_point" });
+      expect(bad).toThrow(SufsortError);
+      // a later call on a healthy path still works
+      expect(() => pipeline(ctx, { file: "bench.wgsl", entry: "random" })).not.toThrow();
+    } finally {
+      ctx.release();
+    }
+    expect(() => ctx.check()).toThrow(/after release/);
+  });
+
+  it("a process that used the GPU exits on its own after release()", (test) => {
+    const script = packagePath("dist", "src", "gpu", "device.js");
+    if (!existsSync(script)) {
+      test.skip(); // needs the build (npm test builds first)
+      return;
+    }
+    const code = `
+      const { acquireGpu } = await import(${JSON.stringify(script)});
+      const { GpuBatch, upload, readU32 } = await import(${JSON.stringify(packagePath("dist", "src", "gpu", "kernels.js"))});
+      const { encodeExclusiveScan } = await import(${JSON.stringify(packagePath("dist", "src", "gpu", "primitives", "scan.js"))});
+      const ctx = await acquireGpu({ mode: ${JSON.stringify(testGpuMode())} });
+      if (!ctx) { console.log("no-gpu"); } else {
+        const input = upload(ctx, new Uint32Array([1, 2, 3, 4]));
+        const output = ctx.pool.acquire(16);
+        const batch = new GpuBatch(ctx);
+        encodeExclusiveScan(batch, input, output, 4);
+        batch.submit();
+        console.log(Array.from(await readU32(ctx, output, 4)).join(","));
+        ctx.release();
+      }`;
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", code], { timeout: 60_000, encoding: "utf8" });
+    expect(child.error).toBeUndefined(); // a timeout would mean the process hung
+    if (child.stdout.trim() === "no-gpu") {
+      if (process.env.CI === "true") throw new Error("CI=true but no GPU adapter");
+      test.skip();
+      return;
+    }
+    expect(child.status).toBe(0);
+    expect(child.stdout.trim()).toBe("0,1,3,6");
+  });
+});

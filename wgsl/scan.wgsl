@@ -144,23 +144,37 @@ fn scan(@builtin(local_invocation_index) lid: u32) {
   }
   let base = tile * TILE;
 
-  // Load the tile coalesced; each invocation then owns the blocked run lid*ITEMS .. +ITEMS.
+  // Load the tile coalesced, every load issued before any is used (a full tile needs no bounds
+  // test); each invocation then owns the blocked run lid*ITEMS .. +ITEMS in shared memory.
+  var loaded: array<u32, ITEMS>;
+  var loaded_heads: array<u32, ITEMS>;
+  if (base + TILE <= n) {
+    for (var i = 0u; i < ITEMS; i++) {
+      loaded[i] = input[base + i * WG + lid];
+      if (SEGMENTED == 1u) {
+        loaded_heads[i] = heads[base + i * WG + lid];
+      }
+    }
+  } else {
+    for (var i = 0u; i < ITEMS; i++) {
+      let at = base + i * WG + lid;
+      if (at < n) {
+        loaded[i] = input[at];
+        if (SEGMENTED == 1u) {
+          loaded_heads[i] = heads[at];
+        }
+      }
+    }
+  }
   for (var i = 0u; i < ITEMS; i++) {
     let local = i * WG + lid;
-    var value = 0u;
-    var head = 0u;
-    if (base + local < n) {
-      value = input[base + local];
-      if (COUNT_NONZERO == 1u) {
-        value = select(0u, 1u, value != 0u);
-      }
-      if (SEGMENTED == 1u) {
-        head = select(0u, 1u, heads[base + local] != 0u);
-      }
+    var value = loaded[i];
+    if (COUNT_NONZERO == 1u) {
+      value = select(0u, 1u, value != 0u);
     }
     tile_values[padded(local)] = value;
     if (SEGMENTED == 1u) {
-      tile_heads[padded(local)] = head;
+      tile_heads[padded(local)] = select(0u, 1u, loaded_heads[i] != 0u);
     }
   }
   workgroupBarrier();

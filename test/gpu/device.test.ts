@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { SufsortError } from "../../src/errors.js";
 import { acquireGpu, resolveGpuMode } from "../../src/gpu/device.js";
 import { sizeClass } from "../../src/gpu/buffers.js";
-import { checkBinding, GpuBatch, gridShape, pipeline } from "../../src/gpu/kernels.js";
+import { checkBinding, GpuBatch, gridShape, pipeline, readU32 } from "../../src/gpu/kernels.js";
 import { packagePath } from "../../src/paths.js";
 import { gpuIt, sharedGpu, testGpuMode } from "./support.js";
 
@@ -94,6 +94,22 @@ describe("GPU device", () => {
     expect(bad).toThrow(SufsortError);
     // the error was reported once; a healthy call afterwards works
     expect(() => pipeline(ctx, { file: "bench.wgsl", entry: "random" })).not.toThrow();
+  });
+
+  it("device loss surfaces as a SufsortError from every later wait, not as a hang", async (test) => {
+    // A second device of its own (software only: on hardware each test process opens one device).
+    if (testGpuMode() !== "software" || !sharedGpu()) {
+      test.skip();
+      return;
+    }
+    const ctx = await acquireGpu({ mode: "software", required: true });
+    if (!ctx) throw new Error("unreachable: required");
+    const buffer = ctx.pool.acquire(16);
+    ctx.device.destroy();
+    await expect(ctx.finish()).rejects.toThrow(/GPU device lost/);
+    await expect(readU32(ctx, buffer, 4)).rejects.toThrow(SufsortError);
+    expect(() => new GpuBatch(ctx)).toThrow(/GPU device lost/);
+    ctx.release();
   });
 
   it("a process that used the GPU exits on its own after release()", (test) => {

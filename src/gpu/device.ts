@@ -23,11 +23,18 @@ let globalsInstalled = false;
 
 /** Longest wait for submitted GPU work before it is reported as stuck (a kernel that never ends
  * would otherwise hang the process: no watchdog ends compute work on a headless GPU). */
-const GPU_WAIT_LIMIT_MS = 1000 * Number(process.env.SUFSORT_GPU_WAIT_S ?? 600);
+const GPU_WAIT_LIMIT_MS = 1000 * positiveOr(Number(process.env.SUFSORT_GPU_WAIT_S), 600);
+
+function positiveOr(value: number, fallback: number): number {
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
 
 /**
- * One Dawn instance per backend, shared by the contexts open on it and dropped with the last one:
- * creating and collecting several instances in one process crashed Dawn at exit (seen on the H200).
+ * One Dawn instance per backend, shared by the contexts open on it and dropped with the last one.
+ * Seen on the H200 (Vulkan): a test process that had opened three devices crashed
+ * ("std::system_error: Invalid argument") or hung in Dawn's teardown at exit, with or without a
+ * shared instance; processes that opened one device always exited cleanly. So: open one context
+ * per process and reuse it (the engine should keep it), and release it once at the end.
  */
 const instances = new Map<string, { gpu: GPU; users: number }>();
 
@@ -93,10 +100,12 @@ export class GpuContext {
     if (this.lostError) throw this.lostError;
     if (this.gpu === undefined) throw failure("GPU context used after release()");
     if (this.uncaptured.length > 0) {
-      const first = this.uncaptured[0];
-      const more = this.uncaptured.length - 1;
+      // Dawn's messages run over several lines ("- While calling ..."): the first says what failed.
+      const all = this.uncaptured;
+      const first = all[0].split("\n").find((line) => line.trim() !== "") ?? "unknown error";
       this.uncaptured = [];
-      throw failure(`GPU error: ${first}${more > 0 ? ` (and ${more} more)` : ""}`);
+      const more = all.length > 1 ? ` (and ${all.length - 1} more)` : "";
+      throw Object.assign(failure(`GPU error: ${first.trim()}${more}`), { details: all.join("\n") });
     }
   }
 

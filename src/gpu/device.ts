@@ -2,7 +2,6 @@
 // device is released. A hardware adapter (Vulkan on Linux) is the default; the software adapter
 // (Mesa llvmpipe through Dawn's OpenGL ES backend) is used only when asked for by mode 'software'
 // or SUFSORT_GPU=software. Device loss and validation errors become SufsortErrors, never hangs.
-import { create, globals } from "webgpu";
 import { failure, SufsortError } from "../errors.js";
 import { BufferPool } from "./buffers.js";
 
@@ -38,10 +37,14 @@ function positiveOr(value: number, fallback: number): number {
  */
 const instances = new Map<string, { gpu: GPU; users: number }>();
 
+/** Dawn's bindings, loaded on first use so that CPU-only work never needs the native module. */
+let dawn: typeof import("webgpu") | undefined;
+
 function openInstance(backend: string, flags: string[]): GPU {
+  if (!dawn) throw new Error("sufsort: Dawn not loaded");
   let entry = instances.get(backend);
   if (!entry) {
-    entry = { gpu: create(flags), users: 0 };
+    entry = { gpu: dawn.create(flags), users: 0 };
     instances.set(backend, entry);
   }
   entry.users++;
@@ -162,8 +165,13 @@ export interface AcquireOptions {
 export async function acquireGpu(options: AcquireOptions = {}): Promise<GpuContext | null> {
   const mode = options.mode ?? resolveGpuMode();
   const software = mode === "software";
+  try {
+    dawn ??= await import("webgpu");
+  } catch (error) {
+    return none(options, mode, `cannot load Dawn (the webgpu package): ${(error as Error).message.split("\n")[0]}`);
+  }
   if (!globalsInstalled) {
-    Object.assign(globalThis, globals); // GPUBufferUsage, GPUMapMode, ... as in a browser
+    Object.assign(globalThis, dawn.globals); // GPUBufferUsage, GPUMapMode, ... as in a browser
     globalsInstalled = true;
   }
   if (software) process.env.EGL_PLATFORM ??= "surfaceless";

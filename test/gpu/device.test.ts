@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { SufsortError } from "../../src/errors.js";
 import { acquireGpu, resolveGpuMode } from "../../src/gpu/device.js";
 import { sizeClass } from "../../src/gpu/buffers.js";
-import { checkBinding, GpuBatch, gridShape, pipeline, readU32 } from "../../src/gpu/kernels.js";
+import { checkBinding, downloadInto, GpuBatch, gridShape, pipeline, readU32 } from "../../src/gpu/kernels.js";
 import { packagePath } from "../../src/paths.js";
 import { gpuIt, sharedGpu, testGpuMode } from "./support.js";
 
@@ -67,6 +67,19 @@ describe("GPU device", () => {
     const [x, y] = gridShape(1 << 20, 65535);
     expect(x).toBeLessThanOrEqual(65535);
     expect(x * y).toBeGreaterThanOrEqual(1 << 20);
+  });
+
+  gpuIt("uploads from and downloads into views of shared memory at non-zero offsets", async (ctx, buffers) => {
+    const heap = new Uint32Array(new SharedArrayBuffer(4 * 4096));
+    for (let i = 0; i < heap.length; i++) heap[i] = (i * 2654435761) >>> 0;
+    const source = heap.subarray(100, 1100);
+    const buffer = buffers.upload(source);
+    const target = new Uint32Array(new SharedArrayBuffer(4 * 2048)).subarray(7, 1007);
+    await downloadInto(ctx, buffer, target);
+    expect(Array.from(target)).toEqual(Array.from(source));
+    const tail = new Uint32Array(new SharedArrayBuffer(4 * 10));
+    await downloadInto(ctx, buffer, tail, 990);
+    expect(Array.from(tail)).toEqual(Array.from(source.subarray(990)));
   });
 
   gpuIt("pooled buffers are recycled after the submit that used them", async (ctx) => {

@@ -9,6 +9,7 @@ import { indexCommand } from "./fmindex.js";
 import { searchCommand } from "./search.js";
 import { benchCommand } from "./bench.js";
 import { crosscheckCommand } from "./crosscheck.js";
+import { benchGpuCommand } from "./bench-gpu.js";
 import { algorithmsCommand } from "./algorithms.js";
 
 export const commands: Command[] = [
@@ -20,6 +21,7 @@ export const commands: Command[] = [
   indexCommand,
   searchCommand,
   benchCommand,
+  benchGpuCommand,
   crosscheckCommand,
   algorithmsCommand,
 ];

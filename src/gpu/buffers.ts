@@ -1,0 +1,87 @@
+// Buffer pool keyed by (size class, usage). A released buffer waits until the submit that used it
+// has been queued; after that any later submit may reuse it (the queue runs submits in order).
+// Sizes are rounded up to a size class so that slightly different lengths share buffers.
+
+/** Usage of every storage buffer the primitives allocate: bind, copy both ways, clear. */
+export const STORAGE_USAGE = 0x80 /* STORAGE */ | 0x4 /* COPY_SRC */ | 0x8; /* COPY_DST */
+export const UNIFORM_USAGE = 0x40 /* UNIFORM */ | 0x8; /* COPY_DST */
+
+const MIN_BYTES = 256;
+
+/** Rounds to a size class: powers of two up to 1 MiB, then multiples of 1/8 of the power of two. */
+export function sizeClass(bytes: number): number {
+  const b = Math.max(MIN_BYTES, bytes);
+  const pow = 2 ** Math.ceil(Math.log2(b));
+  if (pow <= 1 << 20) return pow;
+  const step = pow / 8;
+  return Math.ceil(b / step) * step;
+}
+
+export class BufferPool {
+  private readonly free = new Map<string, GPUBuffer[]>();
+  /** Released since the last submit: reusable once that submit is queued. */
+  private pending: GPUBuffer[] = [];
+  private readonly owned = new Set<GPUBuffer>();
+  /** Bytes of all buffers the pool has created and not destroyed (tests assert on it). */
+  allocatedBytes = 0;
+  /** Bytes currently handed out (acquired and not released). */
+  inUseBytes = 0;
+
+  constructor(private readonly device: GPUDevice) {}
+
+  acquire(bytes: number, usage: number = STORAGE_USAGE, label = "pooled"): GPUBuffer {
+    const size = sizeClass(bytes);
+    const list = this.free.get(key(size, usage));
+    let buffer = list?.pop();
+    if (!buffer) {
+      buffer = this.device.createBuffer({ size, usage, label });
+      this.owned.add(buffer);
+      this.allocatedBytes += size;
+    }
+    this.inUseBytes += size;
+    return buffer;
+  }
+
+  /** Gives a buffer back; it is recycled after the next submit (see afterSubmit). */
+  release(buffer: GPUBuffer): void {
+    if (!this.owned.has(buffer)) throw new Error("sufsort: released a buffer the pool does not own");
+    this.inUseBytes -= buffer.size;
+    this.pending.push(buffer);
+  }
+
+  /** Called by the submitter once the command buffers that used pending buffers are queued. */
+  afterSubmit(): void {
+    for (const buffer of this.pending) {
+      const k = key(buffer.size, buffer.usage);
+      let list = this.free.get(k);
+      if (!list) this.free.set(k, (list = []));
+      list.push(buffer);
+    }
+    this.pending = [];
+  }
+
+  /** Destroys the idle buffers (keeps those in use). */
+  trim(): void {
+    for (const list of this.free.values()) {
+      for (const buffer of list) this.destroyOne(buffer);
+    }
+    this.free.clear();
+  }
+
+  destroyAll(): void {
+    for (const buffer of [...this.owned]) this.destroyOne(buffer);
+    this.free.clear();
+    this.pending = [];
+    this.inUseBytes = 0;
+  }
+
+  private destroyOne(buffer: GPUBuffer): void {
+    if (!this.owned.delete(buffer)) return;
+    this.allocatedBytes -= buffer.size;
+    buffer.destroy();
+  }
+}
+
+function key(size: number, usage: number): string {
+  return `${size}:${usage}`;
+}

@@ -1,0 +1,286 @@
+// Shader assembly, the pipeline cache, and GpuBatch (one command encoder: dispatches, copies, uniforms).
+//
+// A shader = preamble (enable subgroups when used) + compile-time constants + library helpers from
+// wgsl/lib/ + one primitive file from wgsl/. Pipelines are cached per device by (file, entry point,
+// constants, feature path); values that change per pass travel in a uniform buffer (binding 0).
+import { readFileSync } from "node:fs";
+import { failure } from "../errors.js";
+import { packagePath } from "../paths.js";
+import { UNIFORM_USAGE } from "./buffers.js";
+import type { GpuContext } from "./device.js";
+
+/** Invocations per workgroup of every primitive (the device is asked for at least this many). */
+export const WORKGROUP_SIZE = 256;
+
+const sources = new Map<string, string>();
+
+function source(relative: string): string {
+  let text = sources.get(relative);
+  if (text === undefined) {
+    text = readFileSync(packagePath("wgsl", relative), "utf8");
+    sources.set(relative, text);
+  }
+  return text;
+}
+
+export interface ShaderSpec {
+  /** File under wgsl/, e.g. "scan.wgsl". */
+  file: string;
+  entry: string;
+  /** Compile-time constants, emitted as `const NAME: u32 = value;`. */
+  constants?: Record<string, number>;
+  /**
+   * Helpers under wgsl/lib/; a name `x` resolves to `x_subgroup.wgsl` on devices with subgroups
+   * and `x_plain.wgsl` otherwise, or to `x.wgsl` when it has a single form.
+   */
+  libs?: string[];
+  /** Use subgroup operations when the device has them (default true). */
+  subgroups?: boolean;
+}
+
+/** The WGSL text of a shader, as compiled (exported so a debugging flag can dump it). */
+export function shaderText(ctx: GpuContext, spec: ShaderSpec): string {
+  const useSubgroups = ctx.features.subgroups && spec.subgroups !== false;
+  const parts: string[] = [];
+  if (useSubgroups) parts.push("enable subgroups;\ndiagnostic(off, subgroup_uniformity);");
+  const constants = { WG: WORKGROUP_SIZE, ...spec.constants };
+  for (const [name, value] of Object.entries(constants)) parts.push(`const ${name}: u32 = ${value >>> 0}u;`);
+  parts.push(source("lib/common.wgsl"));
+  for (const lib of spec.libs ?? []) {
+    let file = `lib/${lib}.wgsl`;
+    try {
+      parts.push(source(file));
+    } catch {
+      file = `lib/${lib}_${useSubgroups ? "subgroup" : "plain"}.wgsl`;
+      parts.push(source(file));
+    }
+  }
+  parts.push(source(spec.file));
+  return parts.join("\n");
+}
+
+/** The pipeline for a spec, created once per device. */
+export function pipeline(ctx: GpuContext, spec: ShaderSpec): GPUComputePipeline {
+  const useSubgroups = ctx.features.subgroups && spec.subgroups !== false;
+  const key = `${spec.file}#${spec.entry}#${JSON.stringify(spec.constants ?? {})}#${useSubgroups ? "sg" : "plain"}`;
+  let made = ctx.pipelines.get(key);
+  if (made) return made;
+  const code = shaderText(ctx, spec);
+  if (process.env.SUFSORT_DUMP_WGSL) process.stderr.write(`// ${key}\n${code}\n`);
+  const module = ctx.device.createShaderModule({ code, label: key });
+  made = ctx.device.createComputePipeline({ layout: "auto", compute: { module, entryPoint: spec.entry }, label: key });
+  ctx.check();
+  ctx.pipelines.set(key, made);
+  return made;
+}
+
+/** A binding: a whole buffer, or a window of it (offset and size in bytes). */
+export type Binding = GPUBuffer | { buffer: GPUBuffer; offset?: number; size?: number };
+
+/** One command encoder: dispatches (in one compute pass while possible), copies, clears. */
+export class GpuBatch {
+  private readonly encoder: GPUCommandEncoder;
+  private pass: GPUComputePassEncoder | undefined;
+  private readonly toRelease: GPUBuffer[] = [];
+  private querySet: GPUQuerySet | undefined;
+  private submitted = false;
+
+  constructor(readonly ctx: GpuContext, label = "sufsort", timestamps = false) {
+    ctx.check();
+    this.encoder = ctx.device.createCommandEncoder({ label });
+    if (timestamps && ctx.features.timestampQuery) {
+      this.querySet = ctx.device.createQuerySet({ type: "timestamp", count: 2 });
+      this.encoder.beginComputePass({ timestampWrites: { querySet: this.querySet, beginningOfPassWriteIndex: 0 } }).end();
+    }
+  }
+
+  /**
+   * Dispatches `groups` workgroups (reshaped into 2D when over the per-dimension limit; kernels
+   * flatten with flat_group()). `params` go to binding 0 as a uniform; `bindings[i]` is binding
+   * i + 1 (an undefined entry is a binding the entry point does not use).
+   */
+  dispatch(pipe: GPUComputePipeline, params: ArrayLike<number>, bindings: (Binding | undefined)[], groups: number): void {
+    if (groups <= 0) return;
+    const uniform = this.uniform(params);
+    const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: uniform } }];
+    bindings.forEach((b, i) => {
+      if (b === undefined) return;
+      const resource: GPUBufferBinding = "buffer" in b ? b : { buffer: b };
+      entries.push({ binding: i + 1, resource });
+    });
+    const group = this.ctx.device.createBindGroup({ layout: pipe.getBindGroupLayout(0), entries });
+    const pass = (this.pass ??= this.encoder.beginComputePass());
+    pass.setPipeline(pipe);
+    pass.setBindGroup(0, group);
+    const [x, y] = gridShape(groups, this.ctx.maxWorkgroupsPerDimension);
+    pass.dispatchWorkgroups(x, y);
+  }
+
+  copy(src: GPUBuffer, srcOffset: number, dst: GPUBuffer, dstOffset: number, bytes: number): void {
+    if (bytes <= 0) return;
+    this.endPass();
+    this.encoder.copyBufferToBuffer(src, srcOffset, dst, dstOffset, bytes);
+  }
+
+  clear(buffer: GPUBuffer, offset = 0, bytes?: number): void {
+    this.endPass();
+    this.encoder.clearBuffer(buffer, offset, bytes ?? buffer.size - offset);
+  }
+
+  /** A pooled buffer that lives until this batch is submitted. */
+  scratch(bytes: number): GPUBuffer {
+    const buffer = this.ctx.pool.acquire(bytes);
+    this.toRelease.push(buffer);
+    return buffer;
+  }
+
+  /** Gives `buffer` back to the pool once this batch is submitted. */
+  releaseAfter(buffer: GPUBuffer): void {
+    this.toRelease.push(buffer);
+  }
+
+  /** Ends encoding, submits, recycles the buffers this batch released. */
+  submit(): void {
+    if (this.submitted) throw new Error("sufsort: GpuBatch submitted twice");
+    this.submitted = true;
+    this.endPass();
+    let resolveBuffer: GPUBuffer | undefined;
+    if (this.querySet) {
+      this.encoder.beginComputePass({ timestampWrites: { querySet: this.querySet, endOfPassWriteIndex: 1 } }).end();
+      resolveBuffer = this.ctx.device.createBuffer({ size: 16, usage: 0x200 /* QUERY_RESOLVE */ | 0x4 });
+      this.timestampBuffer = this.ctx.device.createBuffer({ size: 16, usage: 0x1 /* MAP_READ */ | 0x8 });
+      this.encoder.resolveQuerySet(this.querySet, 0, 2, resolveBuffer, 0);
+      this.encoder.copyBufferToBuffer(resolveBuffer, 0, this.timestampBuffer, 0, 16);
+    }
+    this.ctx.device.queue.submit([this.encoder.finish()]);
+    for (const buffer of this.toRelease) this.ctx.pool.release(buffer);
+    this.ctx.pool.afterSubmit();
+    resolveBuffer?.destroy();
+    this.ctx.check();
+  }
+
+  private timestampBuffer: GPUBuffer | undefined;
+
+  /** GPU nanoseconds between the batch's start and end, or undefined without timestamp-query. */
+  async gpuNanoseconds(): Promise<number | undefined> {
+    if (!this.timestampBuffer || !this.querySet) return undefined;
+    await this.ctx.race(this.timestampBuffer.mapAsync(1 /* READ */));
+    const t = new BigUint64Array(this.timestampBuffer.getMappedRange().slice(0));
+    this.timestampBuffer.unmap();
+    this.timestampBuffer.destroy();
+    this.querySet.destroy();
+    return Number(t[1] - t[0]);
+  }
+
+  private uniform(params: ArrayLike<number>): GPUBuffer {
+    const words = new Uint32Array(Math.max(4, Math.ceil(params.length / 4) * 4));
+    for (let i = 0; i < params.length; i++) words[i] = params[i] >>> 0;
+    const buffer = this.ctx.pool.acquire(words.byteLength, UNIFORM_USAGE, "params");
+    this.ctx.device.queue.writeBuffer(buffer, 0, words);
+    this.toRelease.push(buffer);
+    return buffer;
+  }
+
+  private endPass(): void {
+    this.pass?.end();
+    this.pass = undefined;
+  }
+}
+
+/** Splits `groups` into x*y >= groups with x, y within the per-dimension limit. */
+export function gridShape(groups: number, maxPerDimension: number): [number, number] {
+  if (groups <= maxPerDimension) return [groups, 1];
+  const y = Math.ceil(groups / maxPerDimension);
+  const x = Math.ceil(groups / y);
+  if (y > maxPerDimension) throw failure(`GPU dispatch of ${groups} workgroups exceeds the device's grid`);
+  return [x, y];
+}
+
+/** Throws a clear error when `count` elements of `bytesPerElement` exceed one storage binding. */
+export function checkBinding(ctx: GpuContext, what: string, count: number, bytesPerElement = 4): void {
+  const bytes = count * bytesPerElement;
+  if (bytes > ctx.maxBindingBytes) {
+    const most = Math.floor(ctx.maxBindingBytes / bytesPerElement);
+    throw failure(
+      `GPU ${what}: ${count} elements exceed the device's storage binding limit (${most} elements of ${bytesPerElement} bytes, ${ctx.maxBindingBytes} bytes)`,
+    );
+  }
+}
+
+/** Workgroups needed to cover `n` items, `perGroup` each. */
+export function groupsFor(n: number, perGroup: number): number {
+  return Math.ceil(n / perGroup);
+}
+
+/** Copies host data into a new pooled storage buffer (through a mapped staging buffer, which also
+ * accepts views of shared memory). */
+export function upload(ctx: GpuContext, data: Uint32Array, label = "upload"): GPUBuffer {
+  const target = ctx.pool.acquire(Math.max(4, data.byteLength), undefined, label);
+  writeInto(ctx, target, 0, data);
+  return target;
+}
+
+/** Writes `data` into `target` at a byte offset, through a staging buffer mapped at creation. */
+export function writeInto(ctx: GpuContext, target: GPUBuffer, offset: number, data: Uint32Array): void {
+  if (data.length === 0) return;
+  const staging = ctx.device.createBuffer({ size: data.byteLength, usage: 0x2 /* MAP_WRITE */ | 0x4, mappedAtCreation: true });
+  new Uint32Array(staging.getMappedRange()).set(data);
+  staging.unmap();
+  const encoder = ctx.device.createCommandEncoder();
+  encoder.copyBufferToBuffer(staging, 0, target, offset, data.byteLength);
+  ctx.device.queue.submit([encoder.finish()]);
+  staging.destroy(); // destruction waits for the queued copy
+  ctx.check();
+}
+
+/** Reads `count` u32 values starting at element `first` of `source`. */
+export async function readU32(ctx: GpuContext, source: GPUBuffer, count: number, first = 0): Promise<Uint32Array> {
+  if (count === 0) return new Uint32Array(0);
+  const bytes = count * 4;
+  const staging = ctx.device.createBuffer({ size: bytes, usage: 0x1 /* MAP_READ */ | 0x8 });
+  const encoder = ctx.device.createCommandEncoder();
+  encoder.copyBufferToBuffer(source, first * 4, staging, 0, bytes);
+  ctx.device.queue.submit([encoder.finish()]);
+  try {
+    await ctx.race(staging.mapAsync(1 /* READ */));
+    return new Uint32Array(staging.getMappedRange().slice(0));
+  } finally {
+    staging.destroy();
+  }
+}
+
+/**
+ * A launch parameter: `fallback`, unless SUFSORT_GPU_TUNE names it (e.g. "merge.items=12,scan.items=8"),
+ * which the benchmark uses to compare settings in one run.
+ */
+export function tuned(name: string, fallback: number): number {
+  const spec = process.env.SUFSORT_GPU_TUNE;
+  if (!spec) return fallback;
+  for (const part of spec.split(",")) {
+    const [key, value] = part.split("=");
+    if (key === name && Number.isInteger(Number(value)) && Number(value) > 0) return Number(value);
+  }
+  return fallback;
+}
+
+/** Bytes of shared memory per workgroup the device allows. */
+export function sharedBytes(ctx: GpuContext): number {
+  return ctx.device.limits.maxComputeWorkgroupStorageSize;
+}
+
+/** Copies `target.length` u32 values starting at element `first` of `source` into `target` (which may
+ * be a view of the shared WebAssembly memory). */
+export async function downloadInto(ctx: GpuContext, source: GPUBuffer, target: Uint32Array, first = 0): Promise<void> {
+  if (target.length === 0) return;
+  const bytes = target.length * 4;
+  const staging = ctx.device.createBuffer({ size: bytes, usage: 0x1 /* MAP_READ */ | 0x8 });
+  const encoder = ctx.device.createCommandEncoder();
+  encoder.copyBufferToBuffer(source, first * 4, staging, 0, bytes);
+  ctx.device.queue.submit([encoder.finish()]);
+  try {
+    await ctx.race(staging.mapAsync(1 /* READ */));
+    target.set(new Uint32Array(staging.getMappedRange()));
+  } finally {
+    staging.destroy();
+  }
+}

@@ -1,0 +1,46 @@
+// Exclusive scan of u32 (wrapping sums), plain or segmented by head flags: wgsl/scan.wgsl.
+import { checkBinding, type GpuBatch, pipeline, tuned, WORKGROUP_SIZE } from "../kernels.js";
+
+/** Elements per invocation (a tile is WORKGROUP_SIZE * items): segmented tiles also stage their
+ * head flags, so they are half as long to fit 32 KiB of shared memory. */
+export const SCAN_ITEMS = 16;
+export const SEGMENTED_SCAN_ITEMS = 8;
+
+export interface ScanOptions {
+  /** Head flags (nonzero = a segment starts here): segmented scan, restarting at 0 at each head. */
+  heads?: GPUBuffer;
+  /** Sum the flags (input[i] != 0) instead of the values: positions for stream compaction. */
+  countNonzero?: boolean;
+  /** Include input[i] itself: output[i] = input[0] + ... + input[i]. */
+  inclusive?: boolean;
+}
+
+/**
+ * Encodes output[i] = input[0] + ... + input[i-1] (mod 2^32), or the same sum from the last head
+ * at or before i when `heads` is given (see ScanOptions for the inclusive and flag-counting forms).
+ * `input` and `output` must be different buffers.
+ */
+export function encodeExclusiveScan(batch: GpuBatch, input: GPUBuffer, output: GPUBuffer, n: number, options: ScanOptions = {}): void {
+  if (n === 0) return;
+  const ctx = batch.ctx;
+  checkBinding(ctx, "scan", n);
+  const segmented = options.heads !== undefined;
+  const items = segmented ? tuned("segscan.items", SEGMENTED_SCAN_ITEMS) : tuned("scan.items", SCAN_ITEMS);
+  const pipe = pipeline(ctx, {
+    file: "scan.wgsl",
+    entry: "scan",
+    constants: {
+      ITEMS: items,
+      SEGMENTED: segmented ? 1 : 0,
+      COUNT_NONZERO: options.countNonzero ? 1 : 0,
+      INCLUSIVE: options.inclusive ? 1 : 0,
+    },
+    libs: ["wg_scan", "look_back"],
+  });
+  const tiles = Math.ceil(n / (WORKGROUP_SIZE * items));
+  const stateBytes = (1 + 2 * tiles) * 4;
+  const state = batch.scratch(stateBytes);
+  batch.clear(state, 0, stateBytes);
+  // The plain variant never reads `heads`; the input stands in for the binding.
+  batch.dispatch(pipe, [n], [input, options.heads ?? input, output, state], tiles);
+}

@@ -1,0 +1,222 @@
+// One pass of a stable LSD radix sort of (key, value) pairs by a digit of up to RADIX_BITS bits.
+// Keys have KEY_WORDS u32 words (1: u32 keys; 2: u64 keys stored as separate low and high words).
+//
+// A pass = histogram (this file) + exclusive scan of the digit-major count matrix (scan.wgsl) +
+// scatter (this file). Both kernels cut the input into the same tiles of TILE = WG * ITEMS pairs.
+// Scatter ranks a tile's pairs stably in shared memory: invocation t owns the blocked run
+// t*ITEMS .. t*ITEMS+ITEMS-1 and counts its digits in column t of a count matrix; an exclusive scan
+// of that matrix in digit-major order gives every pair its rank in the tile sorted by digit. The tile
+// is rearranged in shared memory in that order and written out coalesced, run by digit run, to
+// global offset[digit][tile] + (rank - first rank of the digit in the tile).
+// Count matrix cells pack two digits, d (low 16 bits) and d + BINS/2 (high 16 bits): a tile has
+// fewer than 2^16 pairs, so neither half overflows.
+// Limits: RADIX_BITS <= 4; tiles * BINS < 2^32.
+
+const TILE: u32 = WG * ITEMS;
+const BINS: u32 = 1u << RADIX_BITS;
+const HALF_BINS: u32 = BINS / 2u;
+const HIST_COPIES: u32 = 8u;
+
+struct Params {
+  n: u32,
+  tiles: u32,
+  word: u32,
+  shift: u32,
+  mask: u32,
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> keys_low: array<u32>;
+@group(0) @binding(2) var<storage, read> keys_high: array<u32>;
+@group(0) @binding(3) var<storage, read> values_in: array<u32>;
+@group(0) @binding(4) var<storage, read_write> counts_out: array<u32>;
+@group(0) @binding(5) var<storage, read> offsets: array<u32>;
+@group(0) @binding(6) var<storage, read_write> keys_low_out: array<u32>;
+@group(0) @binding(7) var<storage, read_write> keys_high_out: array<u32>;
+@group(0) @binding(8) var<storage, read_write> values_out: array<u32>;
+
+var<workgroup> hist: array<atomic<u32>, BINS * HIST_COPIES>;
+var<workgroup> stage_low: array<u32, TILE + TILE / 32u>;
+var<workgroup> stage_high: array<u32, select(1u, TILE + TILE / 32u, KEY_WORDS == 2u)>;
+var<workgroup> stage_values: array<u32, TILE + TILE / 32u>;
+var<workgroup> rank_cells: array<u32, HALF_BINS * WG>;
+var<workgroup> digit_base: array<u32, BINS>;
+
+fn digit_of(low: u32, high: u32) -> u32 {
+  var word = low;
+  if (KEY_WORDS == 2u && params.word == 1u) {
+    word = high;
+  }
+  return (word >> params.shift) & params.mask;
+}
+
+fn key_high(i: u32) -> u32 {
+  if (KEY_WORDS == 2u) {
+    return keys_high[i];
+  }
+  return 0u;
+}
+
+// counts_out[d * tiles + tile] = number of pairs of the tile whose digit is d.
+@compute @workgroup_size(WG)
+fn histogram(@builtin(local_invocation_index) lid: u32,
+             @builtin(workgroup_id) wid: vec3<u32>,
+             @builtin(num_workgroups) nwg: vec3<u32>) {
+  let tile = flat_group(wid, nwg);
+  if (tile >= params.tiles) {
+    return;
+  }
+  for (var c = lid; c < BINS * HIST_COPIES; c += WG) {
+    atomicStore(&hist[c], 0u);
+  }
+  workgroupBarrier();
+  let base = tile * TILE;
+  let copy = (lid % HIST_COPIES) * BINS;
+  var digits: array<u32, ITEMS>;
+  for (var i = 0u; i < ITEMS; i++) {
+    let at = base + i * WG + lid;
+    digits[i] = BINS; // past the end: not counted
+    if (at < params.n) {
+      digits[i] = digit_of(keys_low[at], key_high(at));
+    }
+  }
+  for (var i = 0u; i < ITEMS; i++) {
+    if (digits[i] < BINS) {
+      atomicAdd(&hist[copy + digits[i]], 1u);
+    }
+  }
+  workgroupBarrier();
+  if (lid < BINS) {
+    var total = 0u;
+    for (var c = 0u; c < HIST_COPIES; c++) {
+      total += atomicLoad(&hist[c * BINS + lid]);
+    }
+    counts_out[lid * params.tiles + tile] = total;
+  }
+}
+
+fn rank_cell_increment(digit: u32) -> u32 {
+  return select(1u, 1u << 16u, digit >= HALF_BINS);
+}
+
+@compute @workgroup_size(WG)
+fn scatter(@builtin(local_invocation_index) lid: u32,
+           @builtin(workgroup_id) wid: vec3<u32>,
+           @builtin(num_workgroups) nwg: vec3<u32>) {
+  let tile = flat_group(wid, nwg);
+  if (tile >= params.tiles) {
+    return;
+  }
+  let base = tile * TILE;
+  let valid = min(TILE, params.n - base);
+
+  // Loads first (all in flight together), then the stores into shared memory.
+  var loaded_low: array<u32, ITEMS>;
+  var loaded_high: array<u32, ITEMS>;
+  var loaded_values: array<u32, ITEMS>;
+  for (var i = 0u; i < ITEMS; i++) {
+    let local = i * WG + lid;
+    if (local < valid) {
+      loaded_low[i] = keys_low[base + local];
+      if (KEY_WORDS == 2u) {
+        loaded_high[i] = keys_high[base + local];
+      }
+      loaded_values[i] = values_in[base + local];
+    }
+  }
+  for (var i = 0u; i < ITEMS; i++) {
+    let local = i * WG + lid;
+    stage_low[padded(local)] = loaded_low[i];
+    if (KEY_WORDS == 2u) {
+      stage_high[padded(local)] = loaded_high[i];
+    }
+    stage_values[padded(local)] = loaded_values[i];
+  }
+  for (var c = 0u; c < HALF_BINS; c++) {
+    rank_cells[c * WG + lid] = 0u;
+  }
+  workgroupBarrier();
+
+  // Take the blocked run into registers and count its digits in column lid.
+  var run_low: array<u32, ITEMS>;
+  var run_high: array<u32, ITEMS>;
+  var run_values: array<u32, ITEMS>;
+  for (var k = 0u; k < ITEMS; k++) {
+    let local = lid * ITEMS + k;
+    if (local < valid) {
+      run_low[k] = stage_low[padded(local)];
+      if (KEY_WORDS == 2u) {
+        run_high[k] = stage_high[padded(local)];
+      }
+      run_values[k] = stage_values[padded(local)];
+      let digit = digit_of(run_low[k], run_high[k]);
+      rank_cells[(digit % HALF_BINS) * WG + lid] += rank_cell_increment(digit);
+    }
+  }
+  workgroupBarrier();
+
+  // Exclusive scan of the count matrix in digit-major order: invocation lid scans the cells
+  // lid*HALF_BINS .. +HALF_BINS of the flattened matrix.
+  var cell_sum = 0u;
+  for (var c = 0u; c < HALF_BINS; c++) {
+    cell_sum += rank_cells[lid * HALF_BINS + c];
+  }
+  var running = wg_exclusive_add(lid, cell_sum);
+  let low_total = wg_scan_sum & 0xffffu;
+  for (var c = 0u; c < HALF_BINS; c++) {
+    let count = rank_cells[lid * HALF_BINS + c];
+    rank_cells[lid * HALF_BINS + c] = running;
+    running += count;
+  }
+  workgroupBarrier();
+  if (lid < BINS) {
+    let cell = rank_cells[(lid % HALF_BINS) * WG];
+    var first = cell & 0xffffu;
+    if (lid >= HALF_BINS) {
+      first = (cell >> 16u) + low_total;
+    }
+    digit_base[lid] = offsets[lid * params.tiles + tile] - first;
+  }
+  workgroupBarrier();
+
+  // Every pair to its rank in the tile (stable: column lid holds the run in order).
+  for (var k = 0u; k < ITEMS; k++) {
+    let local = lid * ITEMS + k;
+    if (local < valid) {
+      let digit = digit_of(run_low[k], run_high[k]);
+      let at = (digit % HALF_BINS) * WG + lid;
+      let cell = rank_cells[at];
+      rank_cells[at] = cell + rank_cell_increment(digit);
+      var rank = cell & 0xffffu;
+      if (digit >= HALF_BINS) {
+        rank = (cell >> 16u) + low_total;
+      }
+      stage_low[padded(rank)] = run_low[k];
+      if (KEY_WORDS == 2u) {
+        stage_high[padded(rank)] = run_high[k];
+      }
+      stage_values[padded(rank)] = run_values[k];
+    }
+  }
+  workgroupBarrier();
+
+  for (var i = 0u; i < ITEMS; i++) {
+    let local = i * WG + lid;
+    if (local < valid) {
+      let low = stage_low[padded(local)];
+      var high = 0u;
+      if (KEY_WORDS == 2u) {
+        high = stage_high[padded(local)];
+      }
+      let destination = digit_base[digit_of(low, high)] + local;
+      keys_low_out[destination] = low;
+      if (KEY_WORDS == 2u) {
+        keys_high_out[destination] = high;
+      }
+      values_out[destination] = stage_values[padded(local)];
+    }
+  }
+}

@@ -1,0 +1,274 @@
+// Segmented sort of (u32 key, u32 value) pairs, after Wang, Baxter, Owens (section 4.2, Figure 6)
+// and moderngpu's segsort. Segments are given by labels: label[i] = number of heads in [0, i], so
+// labels are non-decreasing and change exactly where a segment starts.
+//
+// blocksort: every tile of TILE pairs is sorted by (label, key) in shared memory (insertion sort
+//   of each invocation's ITEMS pairs, then merge-path merges of doubling runs), which sorts the
+//   tile's pieces of segments while keeping the segments in place.
+// merge pass (width w = TILE, 2 TILE, ...): runs [p*2w, p*2w+w) and [p*2w+w, p*2w+2w) are each
+//   sorted within segments. Only the segment that crosses their boundary b changes when they are
+//   merged, so `merge_pass` merges just that segment's part [cs, b) with [b, ce), by key, into the
+//   scratch arrays, one output tile of TILE per workgroup, and `copy_back` returns it. A tile that
+//   meets no crossing segment (its segments are all done at this width) exits at once (early exit).
+// Invariant before the pass of width w: every run [q*w, q*w+w) is sorted within segments.
+// Limits: n < 2^32 - 2 * TILE; ties keep input order (stable).
+
+const TILE: u32 = WG * ITEMS;
+const NO_LABEL: u32 = 0xffffffffu;
+
+struct Params {
+  n: u32,
+  width: u32,
+  tiles: u32,
+  pad0: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> labels: array<u32>;
+@group(0) @binding(2) var<storage, read_write> keys: array<u32>;
+@group(0) @binding(3) var<storage, read_write> values: array<u32>;
+@group(0) @binding(4) var<storage, read_write> scratch_keys: array<u32>;
+@group(0) @binding(5) var<storage, read_write> scratch_values: array<u32>;
+
+var<workgroup> merge_keys: array<u32, TILE + TILE / 32u>;
+var<workgroup> merge_values: array<u32, TILE + TILE / 32u>;
+var<workgroup> merge_labels: array<u32, TILE + TILE / 32u>;
+// The crossing segment's part in this tile's pair of runs, and this tile's share of it:
+// (cs, b, ce, out_start, out_end, a_split, b_split at out_start/out_end), or cs = NO_LABEL.
+var<workgroup> crossing: array<u32, 8>;
+
+fn merge_before_or_equal(a: u32, b: u32) -> bool {
+  let la = merge_labels[padded(a)];
+  let lb = merge_labels[padded(b)];
+  return la < lb || (la == lb && merge_keys[padded(a)] <= merge_keys[padded(b)]);
+}
+
+@compute @workgroup_size(WG)
+fn blocksort(@builtin(local_invocation_index) lid: u32,
+             @builtin(workgroup_id) wid: vec3<u32>,
+             @builtin(num_workgroups) nwg: vec3<u32>) {
+  let tile = flat_group(wid, nwg);
+  if (tile >= params.tiles) {
+    return;
+  }
+  let base = tile * TILE;
+  let valid = min(TILE, params.n - base);
+  // Loads first (all in flight together), then the stores into shared memory; pairs past the end
+  // get the label NO_LABEL, which sorts after every real label.
+  var loaded_keys: array<u32, ITEMS>;
+  var loaded_values: array<u32, ITEMS>;
+  var loaded_labels: array<u32, ITEMS>;
+  for (var i = 0u; i < ITEMS; i++) {
+    let local = i * WG + lid;
+    loaded_keys[i] = NO_LABEL;
+    loaded_labels[i] = NO_LABEL;
+    if (local < valid) {
+      loaded_keys[i] = keys[base + local];
+      loaded_values[i] = values[base + local];
+      loaded_labels[i] = labels[base + local];
+    }
+  }
+  for (var i = 0u; i < ITEMS; i++) {
+    let local = i * WG + lid;
+    merge_keys[padded(local)] = loaded_keys[i];
+    merge_values[padded(local)] = loaded_values[i];
+    merge_labels[padded(local)] = loaded_labels[i];
+  }
+  workgroupBarrier();
+
+  // Each invocation sorts its ITEMS pairs (stable insertion sort in shared memory).
+  let run = lid * ITEMS;
+  for (var i = 1u; i < ITEMS; i++) {
+    let key = merge_keys[padded(run + i)];
+    let value = merge_values[padded(run + i)];
+    let label = merge_labels[padded(run + i)];
+    var j = i;
+    while (j > 0u) {
+      let before = padded(run + j - 1u);
+      let bl = merge_labels[before];
+      if (bl < label || (bl == label && merge_keys[before] <= key)) {
+        break;
+      }
+      merge_keys[padded(run + j)] = merge_keys[before];
+      merge_values[padded(run + j)] = merge_values[before];
+      merge_labels[padded(run + j)] = bl;
+      j -= 1u;
+    }
+    merge_keys[padded(run + j)] = key;
+    merge_values[padded(run + j)] = value;
+    merge_labels[padded(run + j)] = label;
+  }
+  workgroupBarrier();
+
+  // Merge runs of ITEMS, 2 ITEMS, ... until the tile is one run.
+  for (var width = ITEMS; width < TILE; width <<= 1u) {
+    let first = (run / (2u * width)) * (2u * width);
+    let sources = merge_path_sources(first, width, width, run - first);
+    var k: array<u32, ITEMS>;
+    var v: array<u32, ITEMS>;
+    var l: array<u32, ITEMS>;
+    for (var j = 0u; j < ITEMS; j++) {
+      let at = padded(sources[j]);
+      k[j] = merge_keys[at];
+      v[j] = merge_values[at];
+      l[j] = merge_labels[at];
+    }
+    workgroupBarrier();
+    for (var j = 0u; j < ITEMS; j++) {
+      let at = padded(run + j);
+      merge_keys[at] = k[j];
+      merge_values[at] = v[j];
+      merge_labels[at] = l[j];
+    }
+    workgroupBarrier();
+  }
+
+  for (var i = 0u; i < ITEMS; i++) {
+    let local = i * WG + lid;
+    if (local < valid) {
+      keys[base + local] = merge_keys[padded(local)];
+      values[base + local] = merge_values[padded(local)];
+    }
+  }
+}
+
+// First index in [lo, hi) whose label is >= target (labels are non-decreasing).
+fn first_label_at_least(lo_in: u32, hi_in: u32, wanted: u32) -> u32 {
+  var lo = lo_in;
+  var hi = hi_in;
+  while (lo < hi) {
+    let mid = (lo + hi) >> 1u;
+    if (labels[mid] < wanted) {
+      lo = mid + 1u;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+// Number of pairs of [cs, b) among the first `diag` outputs of merging [cs, b) with [b, ce) by key.
+fn global_merge_path(cs: u32, b: u32, ce: u32, diag: u32) -> u32 {
+  let la = b - cs;
+  let lb = ce - b;
+  var lo = select(0u, diag - lb, diag > lb);
+  var hi = min(diag, la);
+  while (lo < hi) {
+    let mid = (lo + hi) >> 1u;
+    if (keys[cs + mid] <= keys[b + diag - 1u - mid]) {
+      lo = mid + 1u;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+// Fills `crossing` for this tile (invocation 0 only); returns through workgroup memory.
+fn find_crossing(tile: u32, with_splits: bool) {
+  let n = params.n;
+  let w = params.width;
+  let tile_start = tile * TILE;
+  let tile_end = min(tile_start + TILE, n);
+  let pair_start = (tile_start / (2u * w)) * (2u * w);
+  let b = pair_start + w;
+  crossing[0] = NO_LABEL;
+  if (b >= n) {
+    return;
+  }
+  let label = labels[b];
+  if (labels[b - 1u] != label) {
+    return;
+  }
+  let pair_end = min(pair_start + 2u * w, n);
+  let cs = first_label_at_least(pair_start, b, label);
+  let ce = first_label_at_least(b, pair_end, label + 1u);
+  let out_start = max(tile_start, cs);
+  let out_end = min(tile_end, ce);
+  if (out_start >= out_end) {
+    return;
+  }
+  crossing[0] = cs;
+  crossing[1] = b;
+  crossing[2] = ce;
+  crossing[3] = out_start;
+  crossing[4] = out_end;
+  if (with_splits) {
+    crossing[5] = global_merge_path(cs, b, ce, out_start - cs);
+    crossing[6] = global_merge_path(cs, b, ce, out_end - cs);
+  }
+}
+
+@compute @workgroup_size(WG)
+fn merge_pass(@builtin(local_invocation_index) lid: u32,
+              @builtin(workgroup_id) wid: vec3<u32>,
+              @builtin(num_workgroups) nwg: vec3<u32>) {
+  let tile = flat_group(wid, nwg);
+  if (tile >= params.tiles) {
+    return;
+  }
+  if (lid == 0u) {
+    find_crossing(tile, true);
+  }
+  let cs = workgroupUniformLoad(&crossing[0]);
+  if (cs == NO_LABEL) {
+    return;
+  }
+  let b = crossing[1];
+  let out_start = crossing[3];
+  let out_end = crossing[4];
+  let a0 = cs + crossing[5];
+  let a1 = cs + crossing[6];
+  let b0 = b + (out_start - cs) - crossing[5];
+  let la = a1 - a0;
+  let lb = (out_end - out_start) - la;
+
+  var loaded_keys: array<u32, ITEMS>;
+  var loaded_values: array<u32, ITEMS>;
+  for (var i = 0u; i < ITEMS; i++) {
+    let local = i * WG + lid;
+    if (local < la + lb) {
+      let at = select(b0 + local - la, a0 + local, local < la);
+      loaded_keys[i] = keys[at];
+      loaded_values[i] = values[at];
+    }
+  }
+  for (var i = 0u; i < ITEMS; i++) {
+    let local = i * WG + lid;
+    merge_keys[padded(local)] = loaded_keys[i];
+    merge_values[padded(local)] = loaded_values[i];
+    merge_labels[padded(local)] = 0u; // one segment: compare by key alone
+  }
+  workgroupBarrier();
+  let sources = merge_path_sources(0u, la, lb, min(lid * ITEMS, la + lb));
+  for (var j = 0u; j < ITEMS; j++) {
+    if (sources[j] != NO_SOURCE) {
+      let at = padded(sources[j]);
+      scratch_keys[out_start + lid * ITEMS + j] = merge_keys[at];
+      scratch_values[out_start + lid * ITEMS + j] = merge_values[at];
+    }
+  }
+}
+
+@compute @workgroup_size(WG)
+fn copy_back(@builtin(local_invocation_index) lid: u32,
+             @builtin(workgroup_id) wid: vec3<u32>,
+             @builtin(num_workgroups) nwg: vec3<u32>) {
+  let tile = flat_group(wid, nwg);
+  if (tile >= params.tiles) {
+    return;
+  }
+  if (lid == 0u) {
+    find_crossing(tile, false);
+  }
+  let cs = workgroupUniformLoad(&crossing[0]);
+  if (cs == NO_LABEL) {
+    return;
+  }
+  let out_start = crossing[3];
+  let out_end = crossing[4];
+  for (var at = out_start + lid; at < out_end; at += WG) {
+    keys[at] = scratch_keys[at];
+    values[at] = scratch_values[at];
+  }
+}

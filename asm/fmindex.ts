@@ -236,13 +236,13 @@ export function fmCheck(index: usize, running: usize): u32 {
 
 /**
  * Count: backward search of patterns [first, last) (pattern p is the bytes at
- * patterns + offsets[p] .. offsets[p+1], never empty). Writes the row range [sp, ep) of each to
+ * patterns + spans[2p] .. patterns + spans[2p+1], never empty). Writes the row range [sp, ep) of each to
  * ranges[2p], ranges[2p+1] (sp = ep = 0 when absent). `slots` is scratch of 32 * INTERLEAVE bytes.
  *
  * Invariant per slot: rows [sp, ep) are those whose suffixes start with the pattern's bytes
  * [pos, end), and sp < ep.
  */
-export function fmCount(index: usize, patterns: usize, offsets: usize, first: u32, last: u32, ranges: usize, slots: usize): void {
+export function fmCount(index: usize, patterns: usize, spans: usize, first: u32, last: u32, ranges: usize, slots: usize): void {
   const n = field(index, H_N);
   const primary = field(index, H_PRIMARY);
   const sampleRate = field(index, H_SAMPLE_RATE);
@@ -259,7 +259,7 @@ export function fmCount(index: usize, patterns: usize, offsets: usize, first: u3
   // slot layout: [pattern, pos, start, sp, ep]; word 7 of slot 0 keeps the touched sum
   // Each round touches the lines every slot's two ranks read, then computes them from cache.
   while (active < INTERLEAVE && next < last) {
-    startPattern(n, offsets, next++, slots + ((active as usize) << 5));
+    startPattern(n, spans, next++, slots + ((active as usize) << 5));
     active++;
   }
   const rows = n + 1;
@@ -290,7 +290,7 @@ export function fmCount(index: usize, patterns: usize, offsets: usize, first: u3
         store<u32>(out, sp < ep ? sp : 0);
         store<u32>(out, sp < ep ? ep : 0, 4);
         if (next < last) {
-          startPattern(n, offsets, next++, slot);
+          startPattern(n, spans, next++, slot);
         } else {
           active--;
           memory.copy(slot, slots + ((active as usize) << 5), 32);
@@ -305,10 +305,10 @@ export function fmCount(index: usize, patterns: usize, offsets: usize, first: u3
   }
 }
 
-@inline function startPattern(n: u32, offsets: usize, p: u32, slot: usize): void {
+@inline function startPattern(n: u32, spans: usize, p: u32, slot: usize): void {
   store<u32>(slot, p);
-  store<u32>(slot, load<u32>(offsets + (((p + 1) as usize) << 2)), 4);
-  store<u32>(slot, load<u32>(offsets + ((p as usize) << 2)), 8);
+  store<u32>(slot, load<u32>(spans + ((p as usize) << 3), 4), 4);
+  store<u32>(slot, load<u32>(spans + ((p as usize) << 3)), 8);
   store<u32>(slot, 0, 12);
   store<u32>(slot, n + 1, 16);
 }

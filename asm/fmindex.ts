@@ -41,16 +41,23 @@
 
 /** Matches of code c among the len bytes at p (16 at a time). */
 @inline function countByte(p: usize, len: u32, c: u32): u32 {
+  // Each equal lane is -1: subtracting the comparison counts matches per lane (at most b/32 < 256
+  // 16-byte steps), summed across lanes once at the end.
   const cv = i8x16.splat(c as i8);
-  let matches: u32 = 0;
+  let perLane = i8x16.splat(0);
   let q = p;
   for (let left = len; left >= 16; left -= 16) {
-    matches += popcnt(i8x16.bitmask(i8x16.eq(v128.load(q), cv)) as u32);
+    perLane = i8x16.sub(perLane, i8x16.eq(v128.load(q), cv));
     q += 16;
   }
   const rest = len & 15;
-  if (rest != 0) matches += popcnt((i8x16.bitmask(i8x16.eq(v128.load(q), cv)) as u32) & ((1 << rest) - 1));
-  return matches;
+  if (rest != 0) {
+    const laneIndex = i8x16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const inRange = i8x16.lt_u(laneIndex, i8x16.splat(rest as i8));
+    perLane = i8x16.sub(perLane, v128.and(i8x16.eq(v128.load(q), cv), inRange));
+  }
+  const quads = i32x4.extadd_pairwise_i16x8_u(i16x8.extadd_pairwise_i8x16_u(perLane));
+  return (i32x4.extract_lane(quads, 0) + i32x4.extract_lane(quads, 1) + i32x4.extract_lane(quads, 2) + i32x4.extract_lane(quads, 3)) as u32;
 }
 
 /**

@@ -41,7 +41,7 @@
 
 /** Matches of code c among the len bytes at p (16 at a time). */
 @inline function countByte(p: usize, len: u32, c: u32): u32 {
-  // Each equal lane is -1: subtracting the comparison counts matches per lane (at most b/32 < 256
+  // Each equal lane is -1: subtracting the comparison counts matches per lane (at most b/16 <= 64
   // 16-byte steps), summed across lanes once at the end.
   const cv = i8x16.splat(c as i8);
   let perLane = i8x16.splat(0);
@@ -276,8 +276,10 @@ export function fmCount(index: usize, patterns: usize, spans: usize, first: u32,
       const slot = slots + ((g as usize) << 5);
       const code = load<u32>(codes + ((load<u8>(patterns + ((load<u32>(slot, 4) - 1) as usize)) as usize) << 2));
       if (code == ABSENT) continue;
-      touched += touchRank(blocks, blockShift, blockBytes, bytesAt, rows, code, load<u32>(slot, 12));
-      touched += touchRank(blocks, blockShift, blockBytes, bytesAt, rows, code, load<u32>(slot, 16));
+      const from = load<u32>(slot, 12);
+      const to = load<u32>(slot, 16);
+      touched += touchRank(blocks, blockShift, blockBytes, bytesAt, rows, code, from);
+      if ((from ^ to) >> blockShift != 0) touched += touchRank(blocks, blockShift, blockBytes, bytesAt, rows, code, to);
     }
     store<u32>(slots, touched, 28);
     for (let g: i32 = 0; g < active; g++) {
@@ -288,8 +290,17 @@ export function fmCount(index: usize, patterns: usize, spans: usize, first: u32,
       let ep: u32 = 0;
       if (code != ABSENT) {
         const base = load<u32>(bounds + ((code as usize) << 2));
-        sp = base + rank(blocks, blockShift, blockBytes, bytesAt, primary, rows, code, load<u32>(slot, 12));
-        ep = base + rank(blocks, blockShift, blockBytes, bytesAt, primary, rows, code, load<u32>(slot, 16));
+        const from = load<u32>(slot, 12);
+        const to = load<u32>(slot, 16);
+        sp = base + rank(blocks, blockShift, blockBytes, bytesAt, primary, rows, code, from);
+        if ((from ^ to) >> blockShift == 0) {
+          // Same block (the usual case once the range is narrow): ep = sp + matches in L[from, to).
+          let inside = countByte(blocks + ((from >> blockShift) as usize) * blockBytes + bytesAt + ((from & ((1 << blockShift) - 1)) as usize), to - from, code);
+          if (code == 0 && primary >= from && primary < to) inside--;
+          ep = sp + inside;
+        } else {
+          ep = base + rank(blocks, blockShift, blockBytes, bytesAt, primary, rows, code, to);
+        }
       }
       if (sp >= ep || pos == load<u32>(slot, 8)) {
         const p = load<u32>(slot);

@@ -31,15 +31,17 @@ export interface BwtInHeap {
   bwtSeconds: number;
 }
 
-/** Builds the SA of a placed text, then its BWT. */
-export async function bwtPlaced(placed: PlacedText, options: BuildOptions = {}): Promise<BwtInHeap> {
-  const { heap, kernels, textPtr, n } = placed;
+/** Builds the SA of a placed text, then its BWT (the gather's blocks through `runner`). */
+export async function bwtPlaced(
+  placed: PlacedText, options: BuildOptions = {}, runner: KernelRunner = sequentialRunner(placed.kernels),
+): Promise<BwtInHeap> {
+  const { heap, textPtr, n } = placed;
   if (n === 0) return { primary: 0, parts: [new Uint8Array(0), new Uint8Array(0)], saSeconds: 0, bwtSeconds: 0 };
   const built = await buildPlaced(placed, options);
   const t0 = performance.now();
   const saPtr = built.sa.byteOffset;
   const out = heap.alloc(n + 1);
-  const primary = await bwtFromSAInHeap(heap, sequentialRunner(kernels), textPtr, saPtr, n, out);
+  const primary = await bwtFromSAInHeap(heap, runner, textPtr, saPtr, n, out);
   const bwtSeconds = (performance.now() - t0) / 1000;
   return {
     primary,

@@ -24,7 +24,8 @@
 import { SharedHeap } from "../cpu/memory.js";
 import { instantiate, type Kernels } from "../cpu/wasm.js";
 import { failure } from "../errors.js";
-import { sequentialRunner, splitRange, TASKS_PER_THREAD, type KernelRunner } from "./blocks.js";
+import { splitRange, TASKS_PER_THREAD } from "./blocks.js";
+import { SequentialExecutor, type Executor } from "../cpu/executor.js";
 import { bwtFromSAInHeap } from "./bwt.js";
 
 export const FM_MAGIC = "SUFSFMIX";
@@ -175,7 +176,7 @@ interface FMKernels {
  * blocks themselves. (Tests lower `minFillRows` to exercise the splits on small inputs.)
  */
 export async function buildIndexInHeap(
-  heap: SharedHeap, runner: KernelRunner, textPtr: number, saPtr: number, n: number, sampleRate: number,
+  heap: SharedHeap, runner: Executor, textPtr: number, saPtr: number, n: number, sampleRate: number,
   minFillRows = MIN_FILL_ROWS,
 ): Promise<{ ptr: number; layout: FMLayout }> {
   const k = runner.kernels as unknown as FMKernels;
@@ -247,8 +248,8 @@ export interface PackedResults {
 /** An FM-index image in its own shared heap. */
 export class FMIndexImage {
   private readonly k: FMKernels;
-  /** Runs the query kernels' blocks; an executor on this heap may replace it (useRunner). */
-  private runner: KernelRunner;
+  /** Runs the query kernels' blocks; an executor on this heap may replace it (useExecutor). */
+  private runner: Executor;
 
   private constructor(
     readonly heap: SharedHeap,
@@ -257,11 +258,11 @@ export class FMIndexImage {
     readonly layout: FMLayout,
   ) {
     this.k = kernels as unknown as FMKernels;
-    this.runner = sequentialRunner(kernels);
+    this.runner = new SequentialExecutor(heap);
   }
 
   /** Runs batch queries through `runner` (e.g. the CPU executor), which must work on this.heap. */
-  useRunner(runner: KernelRunner): void {
+  useExecutor(runner: Executor): void {
     this.runner = runner;
   }
 
@@ -287,7 +288,7 @@ export class FMIndexImage {
   }
 
   /** Builds from T and SA in `heap`, then moves the image to a heap of its own. */
-  static async fromSuffixArray(heap: SharedHeap, runner: KernelRunner, textPtr: number, saPtr: number, n: number, sampleRate: number): Promise<FMIndexImage> {
+  static async fromSuffixArray(heap: SharedHeap, runner: Executor, textPtr: number, saPtr: number, n: number, sampleRate: number): Promise<FMIndexImage> {
     const mark = heap.used;
     const { ptr, layout } = await buildIndexInHeap(heap, runner, textPtr, saPtr, n, sampleRate);
     const own = new SharedHeap(64 + layout.fileBytes + (1 << 20));

@@ -2,7 +2,7 @@
 import { closeSync } from "node:fs";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
-import { checkLength, placeText, resolveSorter } from "../../engine/build.js";
+import { checkLength, closePlaced, placeText, resolveSorter } from "../../engine/build.js";
 import { bwtPlaced } from "../../apps/bwt.js";
 import { openInput, readInto, checkOutputPath, writeFileAtomic } from "../files.js";
 import { Progress } from "../progress.js";
@@ -21,7 +21,7 @@ whole text has none: it is left out and its row number is the primary index (ban
 Options:
   -o, --out OUT      output file (default: IN.bwt)
   --algo NAME        suffix-array algorithm (default: sais)
-  --threads N        worker threads for building the suffix array (default: 1)
+  --threads N        worker threads (default: 1)
   -h, --help         show this help`,
   options: {
     out: { type: "string", short: "o" },
@@ -45,7 +45,9 @@ Options:
       closeSync(fd);
     }
     const progress = new Progress("bwt");
-    const { primary, parts } = await bwtPlaced(placed, { threads, onProgress: (phase, f) => progress.update(phase, f) });
+    const { primary, parts } = await bwtPlaced(placed, { threads, onProgress: (phase, f) => progress.update(phase, f) }, placed.executor).finally(
+      () => closePlaced(placed),
+    );
     progress.update("writing", 1);
     const header = new DataView(new ArrayBuffer(8));
     header.setBigUint64(0, BigInt(primary), true);

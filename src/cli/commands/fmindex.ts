@@ -3,8 +3,7 @@
 import { closeSync } from "node:fs";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
-import { buildPlaced, checkLength, placeText, resolveSorter } from "../../engine/build.js";
-import { sequentialRunner } from "../../apps/blocks.js";
+import { buildPlaced, checkLength, closePlaced, placeText, resolveSorter } from "../../engine/build.js";
 import { buildIndexInHeap, DEFAULT_SAMPLE_RATE, MAX_SAMPLE_RATE } from "../../apps/fmindex.js";
 import { usageError } from "../../errors.js";
 import { openInput, readInto, checkOutputPath, writeFileAtomic } from "../files.js";
@@ -24,7 +23,7 @@ Options:
   -o, --out IDX      output file (default: IN.fmi)
   --sample K         sample rate: locate walks at most K-1 steps per occurrence (default: ${DEFAULT_SAMPLE_RATE})
   --algo NAME        suffix-array algorithm (default: sais)
-  --threads N        worker threads for building the suffix array (default: 1)
+  --threads N        worker threads (default: 1)
   -h, --help         show this help`,
   options: {
     out: { type: "string", short: "o" },
@@ -51,9 +50,11 @@ Options:
       closeSync(fd);
     }
     const progress = new Progress("index");
-    const built = await buildPlaced(placed, { threads, onProgress: (phase, f) => progress.update(phase, f) });
-    progress.update("indexing", 1);
-    const { ptr, layout } = await buildIndexInHeap(placed.heap, sequentialRunner(placed.kernels), placed.textPtr, built.sa.byteOffset, size, sampleRate);
+    const { ptr, layout } = await (async () => {
+      const built = await buildPlaced(placed, { threads, onProgress: (phase, f) => progress.update(phase, f) });
+      progress.update("indexing", 1);
+      return buildIndexInHeap(placed.heap, placed.executor, placed.textPtr, built.sa.byteOffset, size, sampleRate);
+    })().finally(() => closePlaced(placed));
     progress.update("writing", 1);
     writeFileAtomic(out, [placed.heap.u8(ptr, layout.fileBytes)]);
     progress.done();

@@ -4,7 +4,7 @@ import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
 import { FMIndexImage } from "../../apps/fmindex.js";
 import { SharedHeap } from "../../cpu/memory.js";
-import { instantiate } from "../../cpu/wasm.js";
+import { createExecutor } from "../../cpu/executor.js";
 import { usageError } from "../../errors.js";
 import { openInput, readInput, readInto } from "../files.js";
 
@@ -12,6 +12,7 @@ export const searchCommand: Command = {
   name: "search",
   summary: "count or locate patterns with an FM-index",
   help: `Usage: sufsort search IDX [PATTERN...] [--count] [--locate [--limit M]] [--patterns-file F]
+                     [--threads N]
 
 Searches an index written by 'sufsort index' for each pattern (those given as arguments first, then
 one per line of F; a line ends at \\n, and a \\r before it is dropped). Prints one line per pattern,
@@ -27,12 +28,14 @@ Options:
   --locate             also print where they occur
   --limit M            with --locate: report at most M positions per pattern
   --patterns-file F    read patterns from F, one per line
+  --threads N          worker threads (default: 1)
   -h, --help           show this help`,
   options: {
     count: { type: "boolean" },
     locate: { type: "boolean" },
     limit: { type: "string" },
     "patterns-file": { type: "string" },
+    threads: { type: "string" },
   },
   positionals: { min: 1, max: Number.MAX_SAFE_INTEGER, names: "index file IDX" },
   async run(args) {
@@ -40,6 +43,7 @@ Options:
     const locate = args.values.locate === true;
     if (stringOption(args, "limit") !== undefined && !locate) throw usageError("--limit needs --locate");
     const limit = intOption(args, "limit", Number.MAX_SAFE_INTEGER, 0);
+    const threads = intOption(args, "threads", 1);
     const file = stringOption(args, "patterns-file");
     const { bytes, spans, nameOf } = packPatterns(given, file);
     const m = spans.length / 2;
@@ -55,7 +59,9 @@ Options:
     } finally {
       closeSync(fd);
     }
-    const index = FMIndexImage.checked(heap, instantiate(heap.memory), ptr, indexPath);
+    const executor = createExecutor(heap, threads);
+    const index = FMIndexImage.checked(heap, executor.kernels, ptr, indexPath);
+    index.useExecutor(executor);
     const n = index.layout.n;
     for (let i = 0; i < m; i++) {
       const length = spans[2 * i + 1] - spans[2 * i];
@@ -63,7 +69,7 @@ Options:
       if (length > n) throw usageError(`${nameOf(i)} is ${length} bytes, longer than the indexed text (${n} bytes)`);
     }
 
-    const found = await index.searchPacked(bytes, spans, { locate, limit });
+    const found = await index.searchPacked(bytes, spans, { locate, limit }).finally(() => executor.close());
     const out = new LineWriter();
     for (let i = 0; i < m; i++) {
       out.bytes(bytes.subarray(spans[2 * i], spans[2 * i + 1]));

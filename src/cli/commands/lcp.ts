@@ -2,13 +2,13 @@
 import { closeSync } from "node:fs";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
-import { buildPlaced, checkLength, closePlaced, placeText, resolveSorter } from "../../engine/build.js";
+import { buildPlaced, checkLength, closePlaced, resolveSorter } from "../../engine/build.js";
 import { verifyInHeap } from "../../engine/verify.js";
 import { lcpInHeap } from "../../apps/lcp.js";
-import { createExecutor, type Executor } from "../../cpu/executor.js";
+import { createExecutor, defaultThreads, type Executor } from "../../cpu/executor.js";
 import { SharedHeap } from "../../cpu/memory.js";
 import { failure } from "../../errors.js";
-import { openInput, readInto, checkOutputPath, writeFileAtomic } from "../files.js";
+import { openInput, readInto, checkOutputPath, placeInputFile, writeFileAtomic } from "../files.js";
 import { Progress } from "../progress.js";
 
 export const lcpCommand: Command = {
@@ -25,7 +25,7 @@ Options:
   --sa SA            suffix array of IN (default: build it)
   -o, --out OUT      output file (default: IN.lcp)
   --algo NAME        suffix-array algorithm when building (default: sais)
-  --threads N        worker threads (default: 1)
+  --threads N        worker threads (default: all cores)
   -h, --help         show this help`,
   options: {
     sa: { type: "string" },
@@ -39,7 +39,7 @@ Options:
     const saPath = stringOption(args, "sa");
     const out = stringOption(args, "out") ?? `${input}.lcp`;
     const sorter = resolveSorter(stringOption(args, "algo"));
-    const threads = intOption(args, "threads", 1);
+    const threads = intOption(args, "threads", defaultThreads());
     checkOutputPath(out);
     const progress = new Progress("lcp");
     const { fd, size: n } = openInput(input);
@@ -49,14 +49,8 @@ Options:
     let textPtr: number;
     let saPtr: number;
     if (saPath === undefined) {
-      let placed;
-      try {
-        checkLength(n);
-        placed = placeText(n, sorter, threads);
-        readInto(fd, placed.heap.u8(placed.textPtr, n), input);
-      } finally {
-        closeSync(fd);
-      }
+      closeSync(fd);
+      const placed = placeInputFile(input, sorter, threads);
       const built = await buildPlaced(placed, { threads, onProgress: (phase, f) => progress.update(phase, f) }).catch(async (e) => {
         await closePlaced(placed);
         throw e;

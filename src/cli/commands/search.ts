@@ -4,7 +4,7 @@ import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
 import { FMIndexImage } from "../../apps/fmindex.js";
 import { SharedHeap } from "../../cpu/memory.js";
-import { createExecutor } from "../../cpu/executor.js";
+import { createExecutor, defaultThreads } from "../../cpu/executor.js";
 import { usageError } from "../../errors.js";
 import { openInput, readInput, readInto } from "../files.js";
 
@@ -28,7 +28,7 @@ Options:
   --locate             also print where they occur
   --limit M            with --locate: report at most M positions per pattern
   --patterns-file F    read patterns from F, one per line
-  --threads N          worker threads (default: 1)
+  --threads N          worker threads (default: all cores)
   -h, --help           show this help`,
   options: {
     count: { type: "boolean" },
@@ -43,7 +43,7 @@ Options:
     const locate = args.values.locate === true;
     if (stringOption(args, "limit") !== undefined && !locate) throw usageError("--limit needs --locate");
     const limit = intOption(args, "limit", Number.MAX_SAFE_INTEGER, 0);
-    const threads = intOption(args, "threads", 1);
+    const threads = intOption(args, "threads", defaultThreads());
     const file = stringOption(args, "patterns-file");
     const { bytes, spans, nameOf } = packPatterns(given, file);
     const m = spans.length / 2;

@@ -3,7 +3,7 @@ import { closeSync, readSync } from "node:fs";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
 import { checkLength } from "../../engine/build.js";
-import { createExecutor } from "../../cpu/executor.js";
+import { createExecutor, defaultThreads } from "../../cpu/executor.js";
 import { BWT_HEADER_BYTES, checkPrimary, unbwtInHeap } from "../../apps/bwt.js";
 import { SharedHeap } from "../../cpu/memory.js";
 import { failure } from "../../errors.js";
@@ -21,7 +21,7 @@ are reported as errors; OUT then does not appear.
 
 Options:
   -o, --out OUT      output file
-  --threads N        worker threads (default: 1)
+  --threads N        worker threads (default: all cores)
   -h, --help         show this help`,
   options: {
     out: { type: "string", short: "o" },
@@ -31,7 +31,7 @@ Options:
   async run(args) {
     const input = args.positionals[0];
     const out = stringOption(args, "out") ?? (input.endsWith(".bwt") ? `${input.slice(0, -4)}.unbwt` : `${input}.unbwt`);
-    const threads = intOption(args, "threads", 1);
+    const threads = intOption(args, "threads", defaultThreads());
     checkOutputPath(out);
     const { fd, size } = openInput(input);
     let heap: SharedHeap;

@@ -35,6 +35,13 @@ export const NEEDS_WORKSPACE: i32 = -1;
 /** Alphabet of the input text. */
 @inline const BYTE_ALPHABET: i32 = 256;
 
+/** LMS substrings per block of the two-pass naming (cache: 3 slots each). */
+@inline const NAME_BLOCK: i32 = 1024;
+
+/** Entries per block of the two-pass induction scans (see induceFinalBlocked); the block's cache
+ * of 8-byte text pairs lives at the start of the workspace when it fits. */
+@inline const INDUCE_BLOCK: i32 = 1024;
+
 export function sais(textPtr: usize, saPtr: usize, n: i32, fs: i32): i32 {
   if (n <= 0) return 0;
   if (n == 1) {
@@ -56,6 +63,22 @@ export function sais(textPtr: usize, saPtr: usize, n: i32, fs: i32): i32 {
 
 @inline function put(a: usize, i: i32, v: i32): void {
   store<i32>(a + (<usize>i << 2), v);
+}
+
+/** T[p-2] and T[p-1] in one load (p >= 1; for p = 1 the unused T[-1] must be readable). */
+@inline function pairBefore<C>(t: usize, p: i32): u64 {
+  if (sizeof<C>() == 1) return <u64>load<u16>(t + <usize>(p - 2));
+  return load<u64>(t + (<usize>(p - 2) << 2));
+}
+
+/** T[p-1] of a pair. */
+@inline function pairLast<C>(pair: u64): i32 {
+  return sizeof<C>() == 1 ? <i32>(pair >> 8) : <i32>(pair >> 32);
+}
+
+/** T[p-2] of a pair. */
+@inline function pairFirst<C>(pair: u64): i32 {
+  return sizeof<C>() == 1 ? <i32>(pair & 0xff) : <i32>(<u32>pair);
 }
 
 // ---- buckets -----------------------------------------------------------------------------------
@@ -126,7 +149,9 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32): i32 {
     }
   }
 
-  const names = nameLmsSubstrings<C>(t, sa, n, m);
+  const freeSlots = fs - (counts == buckets ? k : 2 * k);
+  const workspace = sa + (<usize>n << 2);
+  const names = nameLmsSubstrings<C>(t, sa, n, m, freeSlots >= 3 * NAME_BLOCK ? workspace : 0);
 
   // Stage 2: sort the LMS suffixes through the reduced string s1 (names in text order).
   const reduced = sa + (<usize>(n + fs - m) << 2);
@@ -172,7 +197,11 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32): i32 {
     }
     while (j > 0) put(sa, --j, 0);
   }
-  induceFinal<C>(t, sa, n, counts, buckets, k);
+  if (freeSlots >= 2 * INDUCE_BLOCK) {
+    induceFinalBlocked<C>(t, sa, n, counts, buckets, k, workspace);
+  } else {
+    induceFinal<C>(t, sa, n, counts, buckets, k);
+  }
   return 0;
 }
 
@@ -263,10 +292,73 @@ function induceFinal<C>(t: usize, sa: usize, n: i32, counts: usize, buckets: usi
   }
 }
 
+// induceFinal with the same invariants, done block by block in two passes: the first pass loads
+// the text pair (T[p-2], T[p-1]) of every entry of the block into a cache (independent loads, so
+// many cache misses are in flight at once: suffix sorting is bound by their latency), the second
+// pass induces from the cached pairs. An entry written into the block after its pair was cached
+// makes that pair stale: `dirty` bounds the positions written so far, whose pairs are reloaded.
+function induceFinalBlocked<C>(t: usize, sa: usize, n: i32, counts: usize, buckets: usize, k: i32, cache: usize): void {
+  bucketBounds<C>(t, n, counts, buckets, k, false);
+  {
+    const j = n - 1;
+    const c = chr<C>(t, j);
+    const pos = get(buckets, c);
+    put(buckets, c, pos + 1);
+    put(sa, pos, select<i32>(~j, j, chr<C>(t, j - 1) < c));
+  }
+  for (let start = 0; start < n; start += INDUCE_BLOCK) {
+    const end = min(start + INDUCE_BLOCK, n);
+    for (let i = start; i < end; i++) {
+      const p = get(sa, i);
+      store<u64>(cache + (<usize>(i - start) << 3), pairBefore<C>(t, select<i32>(p, 2, p > 0)));
+    }
+    let dirty = end;
+    for (let i = start; i < end; i++) {
+      const p = get(sa, i);
+      put(sa, i, ~p);
+      if (p > 0) {
+        const pair = i < dirty ? load<u64>(cache + (<usize>(i - start) << 3)) : pairBefore<C>(t, p);
+        const j = p - 1;
+        const c = pairLast<C>(pair);
+        const pos = get(buckets, c);
+        put(buckets, c, pos + 1);
+        put(sa, pos, select<i32>(~j, j, (j > 0) & (pairFirst<C>(pair) < c)));
+        dirty = min(dirty, pos);
+      }
+    }
+  }
+
+  bucketBounds<C>(t, n, counts, buckets, k, true);
+  for (let end = n; end > 0; end -= INDUCE_BLOCK) {
+    const start = max(end - INDUCE_BLOCK, 0);
+    for (let i = start; i < end; i++) {
+      const p = get(sa, i);
+      store<u64>(cache + (<usize>(i - start) << 3), pairBefore<C>(t, select<i32>(p, 2, p > 0)));
+    }
+    let dirty = start - 1;
+    for (let i = end - 1; i >= start; i--) {
+      const p = get(sa, i);
+      if (p > 0) {
+        const pair = i > dirty ? load<u64>(cache + (<usize>(i - start) << 3)) : pairBefore<C>(t, p);
+        const j = p - 1;
+        const c = pairLast<C>(pair);
+        const pos = get(buckets, c) - 1;
+        put(buckets, c, pos);
+        put(sa, pos, select<i32>(~j, j, (j == 0) | (pairFirst<C>(pair) > c)));
+        dirty = max(dirty, pos);
+      } else {
+        put(sa, i, ~p);
+      }
+    }
+  }
+}
+
 // Names the sorted LMS substrings (in SA[0..m)) with ranks 1..names, equal substrings equal names,
 // written to SA[m + (p >> 1)] (LMS positions are >= 2 apart, so the slots are distinct and lie in
-// SA[m..n)). Returns the number of distinct names.
-function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32): i32 {
+// SA[m..n)). Returns the number of distinct names. With a cache (3 * NAME_BLOCK free slots), it
+// works block by block: first the independent loads of every entry's length slot and first text
+// word, then the comparisons, most of which the cached words settle.
+function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize): i32 {
   memory.fill(sa + (<usize>m << 2), 0, <usize>(n - m) << 2);
   // Lengths first: an LMS substring runs to the next LMS position inclusive; the last one runs to
   // the sentinel, so its length n - p + 1 reaches past T and marks it unique.
@@ -288,25 +380,65 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32): i32 {
   let names = 0;
   let prev = 0;
   let prevLength = 0;
-  for (let x = 0; x < m; x++) {
-    const p = get(sa, x);
-    const slot = m + (p >> 1);
-    const length = get(sa, slot);
-    let same = length == prevLength && p + length <= n && prev + length <= n;
-    if (same) {
-      for (let d = 0; d < length; d++) {
-        if (chr<C>(t, p + d) != chr<C>(t, prev + d)) {
-          same = false;
-          break;
+  if (cache == 0) {
+    for (let x = 0; x < m; x++) {
+      const p = get(sa, x);
+      const slot = m + (p >> 1);
+      const length = get(sa, slot);
+      if (!(length == prevLength && sameSubstring<C>(t, n, p, prev, length))) {
+        names++;
+        prev = p;
+        prevLength = length;
+      }
+      put(sa, slot, names);
+    }
+    return names;
+  }
+
+  // Symbols per 8-byte word; a word is valid when it lies inside T.
+  const wordSymbols = 8 >> alignof<C>();
+  const words = cache;
+  const lengths = cache + (<usize>NAME_BLOCK << 3);
+  let prevWord: u64 = 0;
+  for (let start = 0; start < m; start += NAME_BLOCK) {
+    const end = min(start + NAME_BLOCK, m);
+    for (let x = start; x < end; x++) {
+      const p = get(sa, x);
+      put(lengths, x - start, get(sa, m + (p >> 1)));
+      store<u64>(words + (<usize>(x - start) << 3), load<u64>(t + (<usize>select<i32>(p, 0, p + wordSymbols <= n) << alignof<C>())));
+    }
+    for (let x = start; x < end; x++) {
+      const p = get(sa, x);
+      const length = get(lengths, x - start);
+      const word = load<u64>(words + (<usize>(x - start) << 3));
+      let same = false;
+      if (length == prevLength) {
+        if (length <= wordSymbols && p + wordSymbols <= n && prev + wordSymbols <= n) {
+          const bits = <u64>(length << (alignof<C>() + 3));
+          const mask = bits == 64 ? <u64>-1 : (<u64>1 << bits) - 1;
+          same = ((word ^ prevWord) & mask) == 0;
+        } else {
+          same = sameSubstring<C>(t, n, p, prev, length);
         }
       }
+      if (!same) {
+        names++;
+        prev = p;
+        prevLength = length;
+        prevWord = word;
+      }
+      put(sa, m + (p >> 1), names);
     }
-    if (!same) {
-      names++;
-      prev = p;
-      prevLength = length;
-    }
-    put(sa, slot, names);
   }
   return names;
+}
+
+/** Whether the LMS substrings of equal length at p and q are equal (the one reaching the
+ * sentinel equals nothing). */
+@inline function sameSubstring<C>(t: usize, n: i32, p: i32, q: i32, length: i32): bool {
+  if (p + length > n || q + length > n) return false;
+  for (let d = 0; d < length; d++) {
+    if (chr<C>(t, p + d) != chr<C>(t, q + d)) return false;
+  }
+  return true;
 }

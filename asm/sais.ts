@@ -81,6 +81,27 @@ export function sais(textPtr: usize, saPtr: usize, n: i32, fs: i32): i32 {
   return sizeof<C>() == 1 ? <i32>(pair & 0xff) : <i32>(<u32>pair);
 }
 
+/** Below this many entries, moves and fills are plain loops (memory.copy is a runtime call). */
+@inline const SHORT_MOVE: i32 = 16;
+
+/** a[to .. to+count) = a[from .. from+count) for to >= from (overlap allowed). */
+@inline function moveUp(a: usize, from: i32, to: i32, count: i32): void {
+  if (count >= SHORT_MOVE) {
+    memory.copy(a + (<usize>to << 2), a + (<usize>from << 2), <usize>count << 2);
+  } else if (to != from) {
+    for (let x = count - 1; x >= 0; x--) put(a, to + x, get(a, from + x));
+  }
+}
+
+/** a[from .. from+count) = 0. */
+@inline function zero(a: usize, from: i32, count: i32): void {
+  if (count >= SHORT_MOVE) {
+    memory.fill(a + (<usize>from << 2), 0, <usize>count << 2);
+  } else {
+    for (let x = 0; x < count; x++) put(a, from + x, 0);
+  }
+}
+
 // ---- buckets -----------------------------------------------------------------------------------
 
 function countSymbols<C>(t: usize, n: i32, counts: usize, k: i32): void {
@@ -168,7 +189,12 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32): i32 {
   } else {
     for (let j = 0; j < m; j++) put(sa, get(reduced, j), j);
   }
-  // Map ranks of s1 back to text positions: s1[j] is the j-th LMS position from the left.
+  // Map ranks of s1 back to text positions: s1[j] is the j-th LMS position from the left. When the
+  // free region holds three k-arrays, the same scan counts LMS positions per first symbol (in
+  // SA[m..m+k)), so that stage 3 can place them by block moves without reading T at random.
+  const countLms = buckets != counts && n + fs - 2 * m >= 3 * k;
+  const lmsCounts = sa + (<usize>m << 2);
+  if (countLms) memory.fill(lmsCounts, 0, <usize>k << 2);
   {
     let j = m;
     let c1 = chr<C>(t, n - 1);
@@ -176,7 +202,10 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32): i32 {
     for (let i = n - 2; i >= 0; i--) {
       const c0 = chr<C>(t, i);
       const isS = <i32>(c0 < c1 + nextIsS);
-      if (nextIsS & ~isS) put(reduced, --j, i + 1);
+      if (nextIsS & ~isS) {
+        put(reduced, --j, i + 1);
+        if (countLms) put(lmsCounts, c1, get(lmsCounts, c1) + 1);
+      }
       nextIsS = isS;
       c1 = c0;
     }
@@ -184,9 +213,24 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32): i32 {
   }
 
   // Stage 3: sorted LMS suffixes to their bucket ends (keeping their order), then induce.
-  countSymbols<C>(t, n, counts, k);
-  bucketBounds<C>(t, n, counts, buckets, k, true);
-  {
+  if (countLms) {
+    memory.copy(buckets, lmsCounts, <usize>k << 2);
+    countSymbols<C>(t, n, counts, k);
+    // From the last bucket down: the LMS suffixes of bucket c are the top lmsCount[c] entries of
+    // what is left of SA[0..m), and move up to the bucket's end (never below where they are).
+    let end = n;
+    let source = m;
+    for (let c = k - 1; c >= 0; c--) {
+      const lms = get(buckets, c);
+      const start = end - get(counts, c);
+      moveUp(sa, source - lms, end - lms, lms);
+      source -= lms;
+      zero(sa, start, end - lms - start);
+      end = start;
+    }
+  } else {
+    countSymbols<C>(t, n, counts, k);
+    bucketBounds<C>(t, n, counts, buckets, k, true);
     let j = n;
     for (let i = m - 1; i >= 0; i--) {
       const p = get(sa, i);

@@ -2,6 +2,8 @@
 // algorithms for linear time suffix array construction", IEEE TC 2011), engineered after Yuta
 // Mori's sais-lite: no type array (an entry's sign bit says whether its predecessor still has to
 // be induced), LMS substrings named in place, recursion on the reduced string inside the SA buffer.
+// Suffix sorting is bound by the latency of random reads of T, so the hot scans work in blocks:
+// first the independent loads of a block (many misses in flight), then the work from a cache.
 //
 // sais(T, SA, n, fs): T = n bytes (any value, NUL included; a virtual sentinel smaller than every
 // byte ends the text). SA has n + fs i32 slots; SA[0..n) receives the suffix array, SA[n..n+fs)
@@ -9,22 +11,26 @@
 //
 // Layout of one level (text t of length n over alphabet [0, k), buffer SA[0 .. n + fs)):
 //   stage 1   SA[0..n) induced-sorting area; buckets (k counts, then k pointers when 2k fit) at
-//             the end of the workspace: SA[n + fs - k ..) and SA[n + fs - 2k ..).
+//             the end of the workspace: SA[n + fs - k ..) and SA[n + fs - 2k ..); the block
+//             caches of the final induction and of naming at its start, SA[n ..), when they fit
+//             (INDUCE_CACHE_SLOTS, 3 * NAME_BLOCK slots; otherwise plain loops are used).
 //   naming    sorted LMS positions in SA[0..m), their names at SA[m + (p >> 1)].
 //   stage 2   reduced string s1 (m names) in SA[n + fs - m .. n + fs); SA1 in SA[0..m); the
 //             recursion's workspace is the free region between them, SA[m .. n + fs - m), so its
 //             buckets sit right below s1.
-//   stage 3   buckets are recounted from t (s1 overwrote them), sorted LMS suffixes go to their
+//   stage 3   LMS counts per symbol in SA[m .. m + k) while s1 is mapped back to positions, then
+//             buckets recounted from t (s1 overwrote them), sorted LMS suffixes moved to their
 //             bucket ends, induced sorting fills in the rest.
 //
-// Workspace bound (level 0 -> 1). Level 0 needs fs >= 256 (2 * 256 for separate bucket pointers).
-// Level 1 has alphabet k1 = number of distinct LMS substrings of T. An LMS substring spans from
-// one LMS position to the next, at distance >= 2; at distance 2 it is 3 bytes (<= 2^24 distinct),
-// and since the distances sum to at most n, at most n - 2 m1 of them have distance >= 3 (plus the
-// last one, which ends at the sentinel). So k1 <= (n - 2 m1) + 2^24 + 1, while level 1's free
-// region has n + fs - 2 m1 slots: fs >= min(n / 2, 2^24) + 257 always fits level 1's buckets
-// (when fs >= n / 2, k1 <= m1 <= n / 2 <= fs). Deeper levels usually fit too; when one does not,
-// sais returns NEEDS_WORKSPACE and the host retries with a larger fs.
+// Workspace bound (level 0 -> 1). Level 0 needs fs >= 256 (2 * 256 for separate bucket pointers,
+// 2 * 256 + 3 * 1024 for the block caches too). Level 1 has alphabet k1 = number of distinct LMS
+// substrings of T. An LMS substring spans from one LMS position to the next, at distance >= 2; at
+// distance 2 it is 3 bytes (<= 2^24 distinct), and since the distances sum to less than n, at
+// most n - 2 m1 of them have distance >= 3 (the last one, ending at the sentinel, included). So
+// k1 <= (n - 2 m1) + 2^24, while level 1's free region has n + fs - 2 m1 slots: with
+// fs >= min(n / 2, 2^24) level 1's bucket array always fits (when fs >= n / 2, k1 <= m1 <= n / 2
+// <= fs). Deeper levels usually fit too; when one does not, sais returns NEEDS_WORKSPACE and the
+// host retries with a larger fs. The host's first fs is min(n / 2, 2^24) + 4096.
 //
 // Limits: n <= 2^31 - 1 (entries are i32 with the sign bit as flag); T, SA and the workspace lie
 // in the 4 GiB WebAssembly memory; the byte before T must be readable (its value is never used).
@@ -166,7 +172,8 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32): i32 {
     let w = 0;
     for (let i = 0; i < n; i++) {
       const p = get(sa, i);
-      if (p < 0) put(sa, w++, ~p);
+      put(sa, w, ~p);
+      w += <i32>(p < 0);
     }
   }
 

@@ -124,6 +124,25 @@ describe("sais (WebAssembly)", () => {
     await sorter!.build({ heap, kernels, textPtr, n: t.length, saPtr, threads: 1 });
     expectSuffixArray(heap.u32(saPtr, t.length), doublingSuffixArray(t), "registered sorter");
   });
+
+  it("reserves its own workspace when the engine did not, and refuses one it cannot own", async () => {
+    const sorter = getSorter("sais")!;
+    const t = randomText(20_000, 26, 78);
+    const heap = new SharedHeap();
+    const kernels = instantiate(heap.memory);
+    const textPtr = heap.alloc(t.length);
+    heap.u8(textPtr, t.length).set(t);
+    const saPtr = heap.alloc(4 * t.length, 4);
+    await sorter.build({ heap, kernels, textPtr, n: t.length, saPtr, threads: 1 });
+    expect(heap.used).toBeGreaterThanOrEqual(saPtr + sorter.scratchBytes(t.length) + 4 * t.length);
+    expectSuffixArray(heap.u32(saPtr, t.length), naiveSuffixArray(t), "self-reserved workspace");
+
+    const saPtr2 = heap.alloc(4 * t.length, 4);
+    heap.alloc(sorter.scratchBytes(t.length) + 4096);
+    await expect(sorter.build({ heap, kernels, textPtr, n: t.length, saPtr: saPtr2, threads: 1 })).rejects.toThrow(
+      /right after the suffix array/,
+    );
+  });
 });
 
 describe("suffixArrayLarge (TypeScript port)", () => {

@@ -412,21 +412,24 @@ function induceFinalBlocked<C>(t: usize, sa: usize, n: i32, counts: usize, bucke
 function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize): i32 {
   memory.fill(sa + (<usize>m << 2), 0, <usize>(n - m) << 2);
   // Lengths first: an LMS substring runs to the next LMS position inclusive; the last one runs to
-  // the sentinel, so its length n - p + 1 reaches past T and marks it unique.
+  // the sentinel, so its length n - p + 1 reaches past T and marks it unique. Without a branch
+  // (LMS positions come at random): non-LMS positions write to SA[n-1], a slot no LMS position
+  // uses (p <= n - 2 and m <= (n - 1) / 2 put every slot at or below n - 2), zeroed afterwards.
   {
+    const sink = sa + (<usize>(n - 1) << 2);
     let next = n;
     let c1 = chr<C>(t, n - 1);
     let nextIsS = 0;
     for (let i = n - 2; i >= 0; i--) {
       const c0 = chr<C>(t, i);
       const isS = <i32>(c0 < c1 + nextIsS);
-      if (nextIsS & ~isS) {
-        put(sa, m + ((i + 1) >> 1), next - i);
-        next = i + 1;
-      }
+      const isLms = (nextIsS & ~isS) != 0;
+      store<i32>(select<usize>(sa + (<usize>(m + ((i + 1) >> 1)) << 2), sink, isLms), next - i);
+      next = select<i32>(i + 1, next, isLms);
       nextIsS = isS;
       c1 = c0;
     }
+    store<i32>(sink, 0);
   }
   let names = 0;
   let prev = 0;
@@ -485,10 +488,15 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 }
 
 /** Whether the LMS substrings of equal length at p and q are equal (the one reaching the
- * sentinel equals nothing). */
+ * sentinel equals nothing); compares 8 bytes at a time, never reading past the substrings. */
 @inline function sameSubstring<C>(t: usize, n: i32, p: i32, q: i32, length: i32): bool {
   if (p + length > n || q + length > n) return false;
-  for (let d = 0; d < length; d++) {
+  const wordSymbols = 8 >> alignof<C>();
+  let d = 0;
+  for (; d + wordSymbols <= length; d += wordSymbols) {
+    if (load<u64>(t + (<usize>(p + d) << alignof<C>())) != load<u64>(t + (<usize>(q + d) << alignof<C>()))) return false;
+  }
+  for (; d < length; d++) {
     if (chr<C>(t, p + d) != chr<C>(t, q + d)) return false;
   }
   return true;

@@ -12,8 +12,9 @@
 // Layout of one level (text t of length n over alphabet [0, k), buffer SA[0 .. n + fs)):
 //   stage 1   SA[0..n) induced-sorting area; buckets (k counts, then k pointers when 2k fit) at
 //             the end of the workspace: SA[n + fs - k ..) and SA[n + fs - 2k ..); the block
-//             caches of the final induction and of naming at its start, SA[n ..), when they fit
-//             (INDUCE_CACHE_SLOTS, 3 * NAME_BLOCK slots; otherwise plain loops are used).
+//             caches of naming (every level) and of the final induction (level 0 only) at its
+//             start, SA[n ..), when they fit (3 * NAME_BLOCK, 2 * INDUCE_BLOCK slots; otherwise
+//             plain loops are used).
 //   naming    sorted LMS positions in SA[0..m), their names at SA[m + (p >> 1)].
 //   stage 2   reduced string s1 (m names) in SA[n + fs - m .. n + fs); SA1 in SA[0..m); the
 //             recursion's workspace is the free region between them, SA[m .. n + fs - m), so its
@@ -248,7 +249,9 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32): i32 {
     }
     while (j > 0) put(sa, --j, 0);
   }
-  if (freeSlots >= 2 * INDUCE_BLOCK) {
+  // Reduced strings have large alphabets: their bucket counters and targets miss the cache as
+  // much as T does, and the two-pass scan measured slower there than the plain one.
+  if (sizeof<C>() == 1 && freeSlots >= 2 * INDUCE_BLOCK) {
     induceFinalBlocked<C>(t, sa, n, counts, buckets, k, workspace);
   } else {
     induceFinal<C>(t, sa, n, counts, buckets, k);

@@ -210,10 +210,13 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32): i32 {
     for (let i = n - 2; i >= 0; i--) {
       const c0 = chr<C>(t, i);
       const isS = <i32>(c0 < c1 + nextIsS);
-      if (nextIsS & ~isS) {
-        put(reduced, --j, i + 1);
-        if (countLms) put(lmsCounts, c1, get(lmsCounts, c1) + 1);
-      }
+      // Without a branch: every position is written to s1[j - 1] and kept only by an LMS one.
+      // Past the leftmost LMS position the writes land in s1[-1] = SA[n + fs - m - 1], which is
+      // free: above SA1 (n + fs - 2m >= 1) and above lmsCounts (n + fs - 2m >= 3k when counting).
+      const isLms = nextIsS & ~isS;
+      put(reduced, j - 1, i + 1);
+      j -= isLms;
+      if (countLms) put(lmsCounts, c1, get(lmsCounts, c1) + isLms);
       nextIsS = isS;
       c1 = c0;
     }

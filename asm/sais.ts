@@ -2,6 +2,8 @@
 // algorithms for linear time suffix array construction", IEEE TC 2011), engineered after Yuta
 // Mori's sais-lite: no type array (an entry's sign bit says whether its predecessor still has to
 // be induced), LMS substrings named in place, recursion on the reduced string inside the SA buffer.
+// Suffix sorting is bound by the latency of random reads of T, so the hot scans work in blocks:
+// first the independent loads of a block (many misses in flight), then the work from a cache.
 //
 // sais(T, SA, n, fs): T = n bytes (any value, NUL included; a virtual sentinel smaller than every
 // byte ends the text). SA has n + fs i32 slots; SA[0..n) receives the suffix array, SA[n..n+fs)
@@ -9,22 +11,27 @@
 //
 // Layout of one level (text t of length n over alphabet [0, k), buffer SA[0 .. n + fs)):
 //   stage 1   SA[0..n) induced-sorting area; buckets (k counts, then k pointers when 2k fit) at
-//             the end of the workspace: SA[n + fs - k ..) and SA[n + fs - 2k ..).
+//             the end of the workspace: SA[n + fs - k ..) and SA[n + fs - 2k ..); the block
+//             caches of naming (every level) and of the final induction (level 0 only) at its
+//             start, SA[n ..), when they fit (3 * NAME_BLOCK, 2 * INDUCE_BLOCK slots; otherwise
+//             plain loops are used).
 //   naming    sorted LMS positions in SA[0..m), their names at SA[m + (p >> 1)].
 //   stage 2   reduced string s1 (m names) in SA[n + fs - m .. n + fs); SA1 in SA[0..m); the
 //             recursion's workspace is the free region between them, SA[m .. n + fs - m), so its
 //             buckets sit right below s1.
-//   stage 3   buckets are recounted from t (s1 overwrote them), sorted LMS suffixes go to their
+//   stage 3   LMS counts per symbol in SA[m .. m + k) while s1 is mapped back to positions, then
+//             buckets recounted from t (s1 overwrote them), sorted LMS suffixes moved to their
 //             bucket ends, induced sorting fills in the rest.
 //
-// Workspace bound (level 0 -> 1). Level 0 needs fs >= 256 (2 * 256 for separate bucket pointers).
-// Level 1 has alphabet k1 = number of distinct LMS substrings of T. An LMS substring spans from
-// one LMS position to the next, at distance >= 2; at distance 2 it is 3 bytes (<= 2^24 distinct),
-// and since the distances sum to at most n, at most n - 2 m1 of them have distance >= 3 (plus the
-// last one, which ends at the sentinel). So k1 <= (n - 2 m1) + 2^24 + 1, while level 1's free
-// region has n + fs - 2 m1 slots: fs >= min(n / 2, 2^24) + 257 always fits level 1's buckets
-// (when fs >= n / 2, k1 <= m1 <= n / 2 <= fs). Deeper levels usually fit too; when one does not,
-// sais returns NEEDS_WORKSPACE and the host retries with a larger fs.
+// Workspace bound (level 0 -> 1). Level 0 needs fs >= 256 (2 * 256 for separate bucket pointers,
+// 2 * 256 + 3 * 1024 for the block caches too). Level 1 has alphabet k1 = number of distinct LMS
+// substrings of T. An LMS substring spans from one LMS position to the next, at distance >= 2; at
+// distance 2 it is 3 bytes (<= 2^24 distinct), and since the distances sum to less than n, at
+// most n - 2 m1 of them have distance >= 3 (the last one, ending at the sentinel, included). So
+// k1 <= (n - 2 m1) + 2^24, while level 1's free region has n + fs - 2 m1 slots: with
+// fs >= min(n / 2, 2^24) level 1's bucket array always fits (when fs >= n / 2, k1 <= m1 <= n / 2
+// <= fs). Deeper levels usually fit too; when one does not, sais returns NEEDS_WORKSPACE and the
+// host retries with a larger fs. The host's first fs is min(n / 2, 2^24) + 4096.
 //
 // Limits: n <= 2^31 - 1 (entries are i32 with the sign bit as flag); T, SA and the workspace lie
 // in the 4 GiB WebAssembly memory; the byte before T must be readable (its value is never used).
@@ -34,6 +41,13 @@ export const NEEDS_WORKSPACE: i32 = -1;
 
 /** Alphabet of the input text. */
 @inline const BYTE_ALPHABET: i32 = 256;
+
+/** LMS substrings per block of the two-pass naming (cache: 3 slots each). */
+@inline const NAME_BLOCK: i32 = 1024;
+
+/** Entries per block of the two-pass induction scans (see induceFinalBlocked); the block's cache
+ * of 8-byte text pairs lives at the start of the workspace when it fits. */
+@inline const INDUCE_BLOCK: i32 = 1024;
 
 export function sais(textPtr: usize, saPtr: usize, n: i32, fs: i32): i32 {
   if (n <= 0) return 0;
@@ -56,6 +70,43 @@ export function sais(textPtr: usize, saPtr: usize, n: i32, fs: i32): i32 {
 
 @inline function put(a: usize, i: i32, v: i32): void {
   store<i32>(a + (<usize>i << 2), v);
+}
+
+/** T[p-2] and T[p-1] in one load (p >= 1; for p = 1 the unused T[-1] must be readable). */
+@inline function pairBefore<C>(t: usize, p: i32): u64 {
+  if (sizeof<C>() == 1) return <u64>load<u16>(t + <usize>(p - 2));
+  return load<u64>(t + (<usize>(p - 2) << 2));
+}
+
+/** T[p-1] of a pair. */
+@inline function pairLast<C>(pair: u64): i32 {
+  return sizeof<C>() == 1 ? <i32>(pair >> 8) : <i32>(pair >> 32);
+}
+
+/** T[p-2] of a pair. */
+@inline function pairFirst<C>(pair: u64): i32 {
+  return sizeof<C>() == 1 ? <i32>(pair & 0xff) : <i32>(<u32>pair);
+}
+
+/** Below this many entries, moves and fills are plain loops (memory.copy is a runtime call). */
+@inline const SHORT_MOVE: i32 = 16;
+
+/** a[to .. to+count) = a[from .. from+count) for to >= from (overlap allowed). */
+@inline function moveUp(a: usize, from: i32, to: i32, count: i32): void {
+  if (count >= SHORT_MOVE) {
+    memory.copy(a + (<usize>to << 2), a + (<usize>from << 2), <usize>count << 2);
+  } else if (to != from) {
+    for (let x = count - 1; x >= 0; x--) put(a, to + x, get(a, from + x));
+  }
+}
+
+/** a[from .. from+count) = 0. */
+@inline function zero(a: usize, from: i32, count: i32): void {
+  if (count >= SHORT_MOVE) {
+    memory.fill(a + (<usize>from << 2), 0, <usize>count << 2);
+  } else {
+    for (let x = 0; x < count; x++) put(a, from + x, 0);
+  }
 }
 
 // ---- buckets -----------------------------------------------------------------------------------
@@ -122,11 +173,14 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32): i32 {
     let w = 0;
     for (let i = 0; i < n; i++) {
       const p = get(sa, i);
-      if (p < 0) put(sa, w++, ~p);
+      put(sa, w, ~p);
+      w += <i32>(p < 0);
     }
   }
 
-  const names = nameLmsSubstrings<C>(t, sa, n, m);
+  const freeSlots = fs - (counts == buckets ? k : 2 * k);
+  const workspace = sa + (<usize>n << 2);
+  const names = nameLmsSubstrings<C>(t, sa, n, m, freeSlots >= 3 * NAME_BLOCK ? workspace : 0);
 
   // Stage 2: sort the LMS suffixes through the reduced string s1 (names in text order).
   const reduced = sa + (<usize>(n + fs - m) << 2);
@@ -143,7 +197,12 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32): i32 {
   } else {
     for (let j = 0; j < m; j++) put(sa, get(reduced, j), j);
   }
-  // Map ranks of s1 back to text positions: s1[j] is the j-th LMS position from the left.
+  // Map ranks of s1 back to text positions: s1[j] is the j-th LMS position from the left. When the
+  // free region holds three k-arrays, the same scan counts LMS positions per first symbol (in
+  // SA[m..m+k)), so that stage 3 can place them by block moves without reading T at random.
+  const countLms = buckets != counts && n + fs - 2 * m >= 3 * k;
+  const lmsCounts = sa + (<usize>m << 2);
+  if (countLms) memory.fill(lmsCounts, 0, <usize>k << 2);
   {
     let j = m;
     let c1 = chr<C>(t, n - 1);
@@ -151,7 +210,13 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32): i32 {
     for (let i = n - 2; i >= 0; i--) {
       const c0 = chr<C>(t, i);
       const isS = <i32>(c0 < c1 + nextIsS);
-      if (nextIsS & ~isS) put(reduced, --j, i + 1);
+      // Without a branch: every position is written to s1[j - 1] and kept only by an LMS one.
+      // Past the leftmost LMS position the writes land in s1[-1] = SA[n + fs - m - 1], which is
+      // free: above SA1 (n + fs - 2m >= 1) and above lmsCounts (n + fs - 2m >= 3k when counting).
+      const isLms = nextIsS & ~isS;
+      put(reduced, j - 1, i + 1);
+      j -= isLms;
+      if (countLms) put(lmsCounts, c1, get(lmsCounts, c1) + isLms);
       nextIsS = isS;
       c1 = c0;
     }
@@ -159,9 +224,24 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32): i32 {
   }
 
   // Stage 3: sorted LMS suffixes to their bucket ends (keeping their order), then induce.
-  countSymbols<C>(t, n, counts, k);
-  bucketBounds<C>(t, n, counts, buckets, k, true);
-  {
+  if (countLms) {
+    memory.copy(buckets, lmsCounts, <usize>k << 2);
+    countSymbols<C>(t, n, counts, k);
+    // From the last bucket down: the LMS suffixes of bucket c are the top lmsCount[c] entries of
+    // what is left of SA[0..m), and move up to the bucket's end (never below where they are).
+    let end = n;
+    let source = m;
+    for (let c = k - 1; c >= 0; c--) {
+      const lms = get(buckets, c);
+      const start = end - get(counts, c);
+      moveUp(sa, source - lms, end - lms, lms);
+      source -= lms;
+      zero(sa, start, end - lms - start);
+      end = start;
+    }
+  } else {
+    countSymbols<C>(t, n, counts, k);
+    bucketBounds<C>(t, n, counts, buckets, k, true);
     let j = n;
     for (let i = m - 1; i >= 0; i--) {
       const p = get(sa, i);
@@ -172,7 +252,13 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32): i32 {
     }
     while (j > 0) put(sa, --j, 0);
   }
-  induceFinal<C>(t, sa, n, counts, buckets, k);
+  // Reduced strings have large alphabets: their bucket counters and targets miss the cache as
+  // much as T does, and the two-pass scan measured slower there than the plain one.
+  if (sizeof<C>() == 1 && freeSlots >= 2 * INDUCE_BLOCK) {
+    induceFinalBlocked<C>(t, sa, n, counts, buckets, k, workspace);
+  } else {
+    induceFinal<C>(t, sa, n, counts, buckets, k);
+  }
   return 0;
 }
 
@@ -263,50 +349,161 @@ function induceFinal<C>(t: usize, sa: usize, n: i32, counts: usize, buckets: usi
   }
 }
 
+// induceFinal with the same invariants, done block by block in two passes: the first pass loads
+// the text pair (T[p-2], T[p-1]) of every entry of the block into a cache (independent loads, so
+// many cache misses are in flight at once: suffix sorting is bound by their latency), the second
+// pass induces from the cached pairs. An entry written into the block after its pair was cached
+// makes that pair stale: `dirty` bounds the positions written so far, whose pairs are reloaded.
+function induceFinalBlocked<C>(t: usize, sa: usize, n: i32, counts: usize, buckets: usize, k: i32, cache: usize): void {
+  bucketBounds<C>(t, n, counts, buckets, k, false);
+  {
+    const j = n - 1;
+    const c = chr<C>(t, j);
+    const pos = get(buckets, c);
+    put(buckets, c, pos + 1);
+    put(sa, pos, select<i32>(~j, j, chr<C>(t, j - 1) < c));
+  }
+  for (let start = 0; start < n; start += INDUCE_BLOCK) {
+    const end = min(start + INDUCE_BLOCK, n);
+    for (let i = start; i < end; i++) {
+      const p = get(sa, i);
+      store<u64>(cache + (<usize>(i - start) << 3), pairBefore<C>(t, select<i32>(p, 2, p > 0)));
+    }
+    let dirty = end;
+    for (let i = start; i < end; i++) {
+      const p = get(sa, i);
+      put(sa, i, ~p);
+      if (p > 0) {
+        const pair = i < dirty ? load<u64>(cache + (<usize>(i - start) << 3)) : pairBefore<C>(t, p);
+        const j = p - 1;
+        const c = pairLast<C>(pair);
+        const pos = get(buckets, c);
+        put(buckets, c, pos + 1);
+        put(sa, pos, select<i32>(~j, j, (j > 0) & (pairFirst<C>(pair) < c)));
+        dirty = min(dirty, pos);
+      }
+    }
+  }
+
+  bucketBounds<C>(t, n, counts, buckets, k, true);
+  for (let end = n; end > 0; end -= INDUCE_BLOCK) {
+    const start = max(end - INDUCE_BLOCK, 0);
+    for (let i = start; i < end; i++) {
+      const p = get(sa, i);
+      store<u64>(cache + (<usize>(i - start) << 3), pairBefore<C>(t, select<i32>(p, 2, p > 0)));
+    }
+    let dirty = start - 1;
+    for (let i = end - 1; i >= start; i--) {
+      const p = get(sa, i);
+      if (p > 0) {
+        const pair = i > dirty ? load<u64>(cache + (<usize>(i - start) << 3)) : pairBefore<C>(t, p);
+        const j = p - 1;
+        const c = pairLast<C>(pair);
+        const pos = get(buckets, c) - 1;
+        put(buckets, c, pos);
+        put(sa, pos, select<i32>(~j, j, (j == 0) | (pairFirst<C>(pair) > c)));
+        dirty = max(dirty, pos);
+      } else {
+        put(sa, i, ~p);
+      }
+    }
+  }
+}
+
 // Names the sorted LMS substrings (in SA[0..m)) with ranks 1..names, equal substrings equal names,
 // written to SA[m + (p >> 1)] (LMS positions are >= 2 apart, so the slots are distinct and lie in
-// SA[m..n)). Returns the number of distinct names.
-function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32): i32 {
+// SA[m..n)). Returns the number of distinct names. With a cache (3 * NAME_BLOCK free slots), it
+// works block by block: first the independent loads of every entry's length slot and first text
+// word, then the comparisons, most of which the cached words settle.
+function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize): i32 {
   memory.fill(sa + (<usize>m << 2), 0, <usize>(n - m) << 2);
   // Lengths first: an LMS substring runs to the next LMS position inclusive; the last one runs to
-  // the sentinel, so its length n - p + 1 reaches past T and marks it unique.
+  // the sentinel, so its length n - p + 1 reaches past T and marks it unique. Without a branch
+  // (LMS positions come at random): non-LMS positions write to SA[n-1], a slot no LMS position
+  // uses (p <= n - 2 and m <= (n - 1) / 2 put every slot at or below n - 2), zeroed afterwards.
   {
+    const sink = sa + (<usize>(n - 1) << 2);
     let next = n;
     let c1 = chr<C>(t, n - 1);
     let nextIsS = 0;
     for (let i = n - 2; i >= 0; i--) {
       const c0 = chr<C>(t, i);
       const isS = <i32>(c0 < c1 + nextIsS);
-      if (nextIsS & ~isS) {
-        put(sa, m + ((i + 1) >> 1), next - i);
-        next = i + 1;
-      }
+      const isLms = (nextIsS & ~isS) != 0;
+      store<i32>(select<usize>(sa + (<usize>(m + ((i + 1) >> 1)) << 2), sink, isLms), next - i);
+      next = select<i32>(i + 1, next, isLms);
       nextIsS = isS;
       c1 = c0;
     }
+    store<i32>(sink, 0);
   }
   let names = 0;
   let prev = 0;
   let prevLength = 0;
-  for (let x = 0; x < m; x++) {
-    const p = get(sa, x);
-    const slot = m + (p >> 1);
-    const length = get(sa, slot);
-    let same = length == prevLength && p + length <= n && prev + length <= n;
-    if (same) {
-      for (let d = 0; d < length; d++) {
-        if (chr<C>(t, p + d) != chr<C>(t, prev + d)) {
-          same = false;
-          break;
+  if (cache == 0) {
+    for (let x = 0; x < m; x++) {
+      const p = get(sa, x);
+      const slot = m + (p >> 1);
+      const length = get(sa, slot);
+      if (!(length == prevLength && sameSubstring<C>(t, n, p, prev, length))) {
+        names++;
+        prev = p;
+        prevLength = length;
+      }
+      put(sa, slot, names);
+    }
+    return names;
+  }
+
+  // Symbols per 8-byte word; a word is valid when it lies inside T.
+  const wordSymbols = 8 >> alignof<C>();
+  const words = cache;
+  const lengths = cache + (<usize>NAME_BLOCK << 3);
+  let prevWord: u64 = 0;
+  for (let start = 0; start < m; start += NAME_BLOCK) {
+    const end = min(start + NAME_BLOCK, m);
+    for (let x = start; x < end; x++) {
+      const p = get(sa, x);
+      put(lengths, x - start, get(sa, m + (p >> 1)));
+      store<u64>(words + (<usize>(x - start) << 3), load<u64>(t + (<usize>select<i32>(p, 0, p + wordSymbols <= n) << alignof<C>())));
+    }
+    for (let x = start; x < end; x++) {
+      const p = get(sa, x);
+      const length = get(lengths, x - start);
+      const word = load<u64>(words + (<usize>(x - start) << 3));
+      let same = false;
+      if (length == prevLength) {
+        if (length <= wordSymbols && p + wordSymbols <= n && prev + wordSymbols <= n) {
+          const bits = <u64>(length << (alignof<C>() + 3));
+          const mask = bits == 64 ? <u64>-1 : (<u64>1 << bits) - 1;
+          same = ((word ^ prevWord) & mask) == 0;
+        } else {
+          same = sameSubstring<C>(t, n, p, prev, length);
         }
       }
+      if (!same) {
+        names++;
+        prev = p;
+        prevLength = length;
+        prevWord = word;
+      }
+      put(sa, m + (p >> 1), names);
     }
-    if (!same) {
-      names++;
-      prev = p;
-      prevLength = length;
-    }
-    put(sa, slot, names);
   }
   return names;
+}
+
+/** Whether the LMS substrings of equal length at p and q are equal (the one reaching the
+ * sentinel equals nothing); compares 8 bytes at a time, never reading past the substrings. */
+@inline function sameSubstring<C>(t: usize, n: i32, p: i32, q: i32, length: i32): bool {
+  if (p + length > n || q + length > n) return false;
+  const wordSymbols = 8 >> alignof<C>();
+  let d = 0;
+  for (; d + wordSymbols <= length; d += wordSymbols) {
+    if (load<u64>(t + (<usize>(p + d) << alignof<C>())) != load<u64>(t + (<usize>(q + d) << alignof<C>()))) return false;
+  }
+  for (; d < length; d++) {
+    if (chr<C>(t, p + d) != chr<C>(t, q + d)) return false;
+  }
+  return true;
 }

@@ -1,7 +1,8 @@
 // SA-IS in plain TypeScript over typed arrays, for texts too large for the 4 GiB WebAssembly
-// memory (text + SA + workspace above 4 GiB, n above ~800 M). A faithful port of asm/sais.ts: the
-// same stages, the same in-buffer layout and the same workspace bound; read that file's header
-// for the algorithm, the invariants and the bound on fs.
+// memory (text + SA + workspace above 4 GiB: n above SAIS_WASM_MAX_LENGTH, ~845 M). A port of
+// asm/sais.ts: the same stages, the same in-buffer layout, the same workspace bound and retry;
+// read that file's header for the algorithm, the invariants and the bound on fs. It keeps the
+// kernel's plain loops (the kernel's fallback when its workspace is small), not its block caches.
 //
 // Limits: n <= 2^31 - 1 (entries are Int32 with the sign bit as a flag); the SA buffer holds
 // n + fs Int32 slots (fs <= 2^24 + 4096 on the first try), so the JS engine must allow typed

@@ -2,11 +2,17 @@
 //
 // Layout it needs: the kernel's workspace (fs u32 slots) must follow the SA immediately, so that
 // SA and workspace form one n + fs slot region. scratchBytes(n) = 4 * fs(n) announces it; the
-// engine allocates text, then SA, then scratch back to back (heap.alloc with 4-byte alignment for
-// the scratch). build() checks that the scratch it finds after the SA is reserved (heap.used) and
-// reserves it itself otherwise, and on NEEDS_WORKSPACE (a deeper recursion level whose buckets do
-// not fit) reserves a larger workspace and runs again.
+// engine allocates text, then SA, then the scratch (the scratch's alignment gap, < 64 bytes, is
+// allowed for) and nothing after it during build(). build() reserves the workspace itself when the
+// engine did not (heap.used still at the SA's end), and on NEEDS_WORKSPACE (a deeper recursion
+// level whose buckets do not fit; rare) extends it at the top of the heap and runs again, which
+// it can do only while nothing else lies after its scratch.
+//
+// Memory: text n + SA 4n + workspace 4 fs bytes, fs = min(n / 2, 2^24) + 4096: at most 6n + 64 MiB
+// beyond the text (7n for small n where 2n < 64 MiB). Texts above saisMaxLength (~845 M) do not
+// fit in 4 GiB: use suffixArrayLarge (sais-large.ts).
 import { registerSorter, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
+import { failure } from "../../errors.js";
 import { MAX_HEAP_BYTES } from "../memory.js";
 
 /** Largest fs that covers level 1's buckets for any text (see asm/sais.ts: 3-byte LMS substrings). */
@@ -15,8 +21,16 @@ export const LEVEL1_DISTINCT_SHORT = 1 << 24;
 export const WORKSPACE_SLACK = 4096;
 /** Smallest workspace a retry asks for: level 0's count and pointer arrays (256 slots each). */
 export const MIN_WORKSPACE = 512;
-/** Largest text the kernel accepts: entries are i32 with the sign bit used as a flag. */
+/** Largest text the algorithm accepts: entries are i32 with the sign bit used as a flag. */
 export const SAIS_MAX_LENGTH = 0x7fffffff;
+/** Heap bytes kept aside for what else lives in the heap (its first bytes, small buffers). */
+const HEAP_RESERVE = 1 << 20;
+/** Largest text whose text, SA and first workspace fit in the 4 GiB WebAssembly memory. */
+export const SAIS_WASM_MAX_LENGTH = Math.floor(
+  (MAX_HEAP_BYTES - 4 * (LEVEL1_DISTINCT_SHORT + WORKSPACE_SLACK) - HEAP_RESERVE) / 5,
+);
+/** The scratch may start up to this many bytes after the SA (the heap's default alignment). */
+const SCRATCH_ALIGNMENT_GAP = 64;
 
 /** Workspace slots (after the SA) the kernel gets on its first try for a text of n bytes. */
 export function saisWorkspaceSlots(n: number): number {
@@ -45,7 +59,7 @@ export function runSais(
     if (status === 0) return fs;
     const larger = Math.max(fs * 2, MIN_WORKSPACE);
     if (saPtr + 4 * (n + larger) > MAX_HEAP_BYTES) {
-      throw new Error(`sufsort: sais needs more than ${fs} workspace slots and memory is exhausted`);
+      throw failure(`sais: needs more than ${fs} workspace slots and the 4 GiB memory is exhausted`);
     }
     reserve(larger);
     fs = larger;
@@ -56,22 +70,23 @@ export const saisSorter: SuffixSorter = {
   name: "sais",
   engine: "cpu",
   description: "SA-IS (Nong-Zhang-Chan induced sorting), sequential WebAssembly, O(n) time",
-  maxLength: SAIS_MAX_LENGTH,
+  maxLength: SAIS_WASM_MAX_LENGTH,
   scratchBytes(n: number): number {
     return 4 * saisWorkspaceSlots(n);
   },
   async build(ctx: BuildContext): Promise<void> {
     const { heap, n, textPtr, saPtr } = ctx;
     const workspaceStart = saPtr + 4 * n;
-    // Make sure [workspaceStart, workspaceStart + 4 slots) belongs to us; the heap is a bump
-    // allocator, so this works only while nothing else was allocated after the scratch.
+    const fs = saisWorkspaceSlots(n);
+    // The heap is a bump allocator: the workspace is ours if the heap's top is the SA's end (we
+    // reserve it) or the end of a scratch placed right after the SA (the engine reserved it).
+    const used = heap.used;
+    const ownsTop = used >= workspaceStart && used <= workspaceStart + 4 * fs + SCRATCH_ALIGNMENT_GAP;
+    if (!ownsTop) throw failure("sais: its scratch must be allocated right after the suffix array");
     const reserve = (slots: number) => {
       const end = workspaceStart + 4 * slots;
-      if (heap.used > end) return;
-      if (heap.used < workspaceStart) throw new Error("sufsort: sais needs its scratch right after the SA");
-      heap.alloc(end - heap.used, 1);
+      if (heap.used < end) heap.alloc(end - heap.used, 1);
     };
-    const fs = saisWorkspaceSlots(n);
     reserve(fs);
     runSais(ctx.kernels as unknown as SaisKernel, textPtr, saPtr, n, fs, reserve);
     ctx.onProgress?.(1);

@@ -1,2 +1,71 @@
-// Public API of sufsort.
-export {};
+// Public API of sufsort. Arguments are checked here, once; everything below assumes valid input.
+import { buildSuffixArray, checkLength, DEFAULT_ALGO } from "./engine/build.js";
+import { listSorters, type EngineKind } from "./engine/registry.js";
+import { verifySuffixArrayOf, type Verdict } from "./engine/verify.js";
+import { usageError } from "./errors.js";
+
+export { SufsortError, ExitCode } from "./errors.js";
+export type { Verdict } from "./engine/verify.js";
+export type { EngineKind } from "./engine/registry.js";
+
+/** A text: bytes, or a string (encoded as UTF-8). */
+export type TextInput = Uint8Array | string;
+
+export interface SuffixArrayOptions {
+  /** Algorithm name (see `algorithms()`); default "sais". */
+  algo?: string;
+  /** Worker threads for parallel algorithms; default: all available cores. */
+  threads?: number;
+  /** Run the linear verifier on the result and reject if it is wrong. */
+  verify?: boolean;
+}
+
+/** An algorithm sufsort can run. */
+export interface AlgorithmInfo {
+  name: string;
+  engine: EngineKind;
+  description: string;
+  maxLength: number;
+}
+
+/**
+ * The suffix array of `text`: the n start positions of its suffixes in lexicographic order (bytes
+ * compared as unsigned; a proper prefix sorts first). No sentinel entry.
+ */
+export async function suffixArray(text: TextInput, options: SuffixArrayOptions = {}): Promise<Uint32Array> {
+  const bytes = toBytes(text);
+  checkOptions(options);
+  return (await buildSuffixArray(bytes, options)).sa;
+}
+
+/**
+ * Checks that `sa` is the suffix array of `text` in linear time (no second construction).
+ * Resolves to { ok: true } or to { ok: false, kind, position, message } naming the first fault found.
+ */
+export async function verifySuffixArray(text: TextInput, sa: Uint32Array): Promise<Verdict> {
+  const bytes = toBytes(text);
+  if (!(sa instanceof Uint32Array)) throw usageError("sa must be a Uint32Array");
+  return verifySuffixArrayOf(bytes, sa);
+}
+
+/** The algorithms this installation can run. */
+export function algorithms(): AlgorithmInfo[] {
+  return listSorters().map(({ name, engine, description, maxLength }) => ({ name, engine, description, maxLength }));
+}
+
+export { DEFAULT_ALGO };
+
+function toBytes(text: TextInput): Uint8Array {
+  if (typeof text === "string") return new TextEncoder().encode(text);
+  if (text instanceof Uint8Array) {
+    checkLength(text.length);
+    return text;
+  }
+  throw usageError("text must be a Uint8Array, a Buffer or a string");
+}
+
+function checkOptions(options: SuffixArrayOptions): void {
+  if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) {
+    throw usageError(`threads must be a positive integer (got ${options.threads})`);
+  }
+}

@@ -1,0 +1,64 @@
+// Benchmark inputs: files, or generated ones named by a spec such as dna:64MiB, repeat:16MiB,
+// random:1MB (alphabet 256), text26:8MiB. Generation is seeded, so every run measures the same bytes.
+import { basename } from "node:path";
+import { usageError } from "../errors.js";
+import { readInput } from "../cli/files.js";
+
+export interface BenchInput {
+  name: string;
+  bytes: Uint8Array;
+  /** Path of a file holding the bytes, when it came from one (peers read files). */
+  path?: string;
+}
+
+const UNITS: Record<string, number> = { "": 1, B: 1, KB: 1e3, MB: 1e6, GB: 1e9, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
+
+export function parseSize(s: string): number {
+  const m = /^(\d+(?:\.\d+)?)([KMG]i?B|B)?$/.exec(s);
+  if (!m || !(m[2] ?? "" in UNITS)) throw usageError(`bad size '${s}' (examples: 1000, 64MiB, 10MB)`);
+  return Math.floor(Number(m[1]) * UNITS[m[2] ?? ""]);
+}
+
+/** xorshift32: fast, seeded, good enough for benchmark texts. */
+function fill(out: Uint8Array, seed: number, pick: (r: number) => number): Uint8Array {
+  let x = seed >>> 0 || 1;
+  for (let i = 0; i < out.length; i++) {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    out[i] = pick(x);
+  }
+  return out;
+}
+
+const DNA = [0x41, 0x43, 0x47, 0x54];
+
+export function generate(spec: string): BenchInput {
+  const [kind, size] = spec.split(":");
+  if (size === undefined) throw usageError(`bad generated input '${spec}' (expected KIND:SIZE, e.g. dna:64MiB)`);
+  const n = parseSize(size);
+  const out = new Uint8Array(n);
+  switch (kind) {
+    case "dna":
+      fill(out, 12345, (r) => DNA[r >>> 30]);
+      break;
+    case "random":
+      fill(out, 777, (r) => r >>> 24);
+      break;
+    case "text26":
+      fill(out, 4242, (r) => 0x61 + ((r >>> 8) % 26));
+      break;
+    case "repeat":
+      out.fill(0x41);
+      break;
+    default:
+      throw usageError(`unknown generated input kind '${kind}' (dna, random, text26, repeat)`);
+  }
+  return { name: `${kind}-${size}`, bytes: out };
+}
+
+export function loadInput(path: string): BenchInput {
+  return { name: basename(path), bytes: readInput(path), path };
+}

@@ -1,0 +1,69 @@
+// The shape of a CLI command. Each command lives in src/cli/commands/<name>.ts and is listed once
+// in src/cli/commands/index.ts.
+import { parseArgs } from "node:util";
+import { usageError } from "../errors.js";
+
+export interface OptionSpec {
+  type: "string" | "boolean";
+  short?: string;
+  multiple?: boolean;
+}
+
+export interface Parsed {
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+}
+
+export interface Command {
+  name: string;
+  /** One line for the command list. */
+  summary: string;
+  /** The full --help text. */
+  help: string;
+  options: Record<string, OptionSpec>;
+  /** Allowed number of positional arguments. */
+  positionals: { min: number; max: number; names: string };
+  run(args: Parsed): Promise<number>;
+}
+
+/** Parses argv for a command: unknown flags, missing values and wrong argument counts are usage errors. */
+export function parseCommandArgs(command: Command, argv: string[]): Parsed {
+  let parsed: Parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: { ...command.options, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+      strict: true,
+    }) as Parsed;
+  } catch (e) {
+    throw usageError(`${command.name}: ${firstLine((e as Error).message)} (see 'sufsort ${command.name} --help')`);
+  }
+  if (parsed.values.help) return parsed;
+  const n = parsed.positionals.length;
+  if (n < command.positionals.min) {
+    throw usageError(`${command.name}: missing ${command.positionals.names} (see 'sufsort ${command.name} --help')`);
+  }
+  if (n > command.positionals.max) {
+    throw usageError(`${command.name}: unexpected argument '${parsed.positionals[command.positionals.max]}' (see 'sufsort ${command.name} --help')`);
+  }
+  return parsed;
+}
+
+/** A string option's value, or undefined. */
+export function stringOption(p: Parsed, name: string): string | undefined {
+  const v = p.values[name];
+  return typeof v === "string" ? v : undefined;
+}
+
+/** A positive integer option (e.g. --threads), or the fallback. */
+export function intOption(p: Parsed, name: string, fallback: number, min = 1): number {
+  const v = stringOption(p, name);
+  if (v === undefined) return fallback;
+  if (!/^\d+$/.test(v) || Number(v) < min) throw usageError(`--${name} must be an integer >= ${min} (got '${v}')`);
+  return Number(v);
+}
+
+function firstLine(s: string): string {
+  return s.split("\n")[0].replace(/\. To specify a positional argument.*$/, "");
+}

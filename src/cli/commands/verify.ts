@@ -1,0 +1,33 @@
+// sufsort verify IN SA
+import type { Command } from "../command.js";
+import { readInput } from "../files.js";
+import { verifySuffixArrayOf } from "../../engine/verify.js";
+import { failure } from "../../errors.js";
+import { checkLength } from "../../engine/build.js";
+
+export const verifyCommand: Command = {
+  name: "verify",
+  summary: "check that a file holds the suffix array of another",
+  help: `Usage: sufsort verify IN SA
+
+Checks in linear time that SA (little-endian uint32, as 'sufsort build' writes it) is the suffix
+array of IN: a permutation of 0..n-1 in which every adjacent pair of suffixes is in order.
+Prints OK and exits 0 when correct; prints the first violation found and exits 1 otherwise.
+
+Options:
+  -h, --help   show this help`,
+  options: {},
+  positionals: { min: 2, max: 2, names: "input file IN and suffix array file SA" },
+  async run(args) {
+    const [input, saPath] = args.positionals;
+    const text = readInput(input);
+    checkLength(text.length);
+    const raw = readInput(saPath);
+    if (raw.length % 4 !== 0) throw failure(`'${saPath}' is ${raw.length} bytes, not a whole number of uint32 entries`);
+    const sa = new Uint32Array(raw.buffer, raw.byteOffset, raw.length / 4);
+    const verdict = verifySuffixArrayOf(text, sa);
+    if (!verdict.ok) throw failure(`not a suffix array of '${input}': ${verdict.message}`);
+    process.stdout.write("OK\n");
+    return 0;
+  },
+};

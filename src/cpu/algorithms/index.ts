@@ -1,0 +1,2 @@
+// Registers every CPU suffix sorter (importing a file registers its algorithm).
+import "./sais.js";

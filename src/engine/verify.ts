@@ -1,0 +1,60 @@
+// Runs the linear verifier (asm/verify.ts) on a text and SA and turns its record into a message.
+import { SharedHeap } from "../cpu/memory.js";
+import { instantiate, type Kernels } from "../cpu/wasm.js";
+
+export type Verdict =
+  | { ok: true }
+  | { ok: false; kind: "length" | "range" | "duplicate" | "order"; position: number; message: string };
+
+interface VerifyKernels {
+  verifySuffixArray(text: number, sa: number, n: number, bits: number, buckets: number, result: number): number;
+  firstViolation(text: number, sa: number, n: number, rank: number): number;
+}
+
+const KIND = ["ok", "range", "duplicate", "order"] as const;
+
+/** Verifies an SA already in the heap; scratch is reserved and released here. */
+export function verifyInHeap(heap: SharedHeap, kernels: Kernels, textPtr: number, saPtr: number, n: number): Verdict {
+  const k = kernels as unknown as VerifyKernels;
+  const mark = heap.used;
+  try {
+    const bits = heap.alloc((n + 7) >> 3);
+    const buckets = heap.alloc(1024);
+    const result = heap.alloc(8);
+    const kind = k.verifySuffixArray(textPtr, saPtr, n, bits, buckets, result) >>> 0;
+    if (kind === 0) return { ok: true };
+    const at = heap.u32(result, 2)[1];
+    const sa = heap.u32(saPtr, n);
+    if (kind === 1) {
+      return { ok: false, kind: "range", position: at, message: `SA[${at}] = ${sa[at]} is out of range (n = ${n})` };
+    }
+    if (kind === 2) {
+      return { ok: false, kind: "duplicate", position: at, message: `SA[${at}] = ${sa[at]} appears twice` };
+    }
+    heap.release(mark);
+    const rank = heap.alloc(4 * n);
+    const k0 = k.firstViolation(textPtr, saPtr, n, rank) >>> 0;
+    const pos = k0 < n ? k0 : at;
+    const message =
+      k0 < n
+        ? `suffixes out of order at SA[${k0}] = ${sa[k0]}, SA[${k0 + 1}] = ${sa[k0 + 1]}`
+        : `suffixes out of order near SA[${at}]`;
+    return { ok: false, kind: KIND[kind] as "order", position: pos, message };
+  } finally {
+    heap.release(mark);
+  }
+}
+
+/** Verifies any text and SA (copied into a fresh heap). */
+export function verifySuffixArrayOf(text: Uint8Array, sa: Uint32Array): Verdict {
+  const n = text.length;
+  if (sa.length !== n) {
+    return { ok: false, kind: "length", position: Math.min(sa.length, n), message: `SA has ${sa.length} entries; the text has ${n} bytes` };
+  }
+  const heap = new SharedHeap(64 + n + 4 * n + ((n + 7) >> 3) + 8192);
+  const textPtr = heap.alloc(n);
+  heap.u8(textPtr, n).set(text);
+  const saPtr = heap.alloc(4 * n);
+  heap.u32(saPtr, n).set(sa);
+  return verifyInHeap(heap, instantiate(heap.memory), textPtr, saPtr, n);
+}

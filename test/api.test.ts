@@ -1,0 +1,40 @@
+// The library API: input kinds, options, errors at the boundary.
+import { describe, expect, it } from "vitest";
+import { algorithms, suffixArray, SufsortError, verifySuffixArray } from "../src/index.js";
+
+describe("suffixArray", () => {
+  it("accepts a string (UTF-8), a Buffer and a Uint8Array alike", async () => {
+    const expected = Uint32Array.of(5, 3, 1, 0, 4, 2);
+    expect(await suffixArray("banana")).toEqual(expected);
+    expect(await suffixArray(Buffer.from("banana"))).toEqual(expected);
+    expect(await suffixArray(new TextEncoder().encode("banana"))).toEqual(expected);
+  });
+
+  it("sorts bytes of a UTF-8 string as unsigned bytes", async () => {
+    // "zé" is 7A C3 A9: suffixes 7A.. < A9 < C3 A9 as unsigned bytes.
+    const sa = await suffixArray("zé");
+    expect(Array.from(sa)).toEqual([0, 2, 1]);
+  });
+
+  it("handles the empty and 1-byte inputs", async () => {
+    expect(await suffixArray("")).toEqual(new Uint32Array(0));
+    expect(await suffixArray(Uint8Array.of(0))).toEqual(Uint32Array.of(0));
+  });
+
+  it("verifies when asked", async () => {
+    const sa = await suffixArray("mississippi", { verify: true });
+    expect(Array.from(sa)).toEqual([10, 7, 4, 1, 0, 9, 8, 6, 3, 5, 2]);
+  });
+
+  it("rejects unknown algorithms, bad thread counts and bad text types with SufsortError", async () => {
+    await expect(suffixArray("abc", { algo: "nope" })).rejects.toThrow(/unknown algorithm 'nope'/);
+    await expect(suffixArray("abc", { threads: 0 })).rejects.toThrow(SufsortError);
+    await expect(suffixArray(42 as unknown as string)).rejects.toThrow(/Uint8Array/);
+    await expect(verifySuffixArray("abc", [0, 1, 2] as unknown as Uint32Array)).rejects.toThrow(/Uint32Array/);
+  });
+
+  it("lists the registered algorithms, sais among them", () => {
+    const names = algorithms().map((a) => a.name);
+    expect(names).toContain("sais");
+  });
+});

@@ -1,0 +1,221 @@
+// The command line, run as a user would (the built dist/ CLI in a child process): results, every
+// error case with its exit code and message, and that failures leave no output behind.
+import { describe, expect, it, beforeAll } from "vitest";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync, chmodSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { packagePath } from "../src/paths.js";
+import { naiveSuffixArray, randomText } from "./support/inputs.js";
+
+const CLI = packagePath("dist", "src", "cli", "main.js");
+
+function sufsort(...args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8" });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function tmp(): string {
+  return mkdtempSync(join(tmpdir(), "sufsort-cli-"));
+}
+
+function readSA(path: string): Uint32Array {
+  const b = readFileSync(path);
+  return new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+}
+
+/** One line on stderr, no stack trace. */
+function expectOneLineError(stderr: string, pattern: RegExp): void {
+  const lines = stderr.trimEnd().split("\n");
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^sufsort: /);
+  expect(lines[0]).toMatch(pattern);
+  expect(stderr).not.toMatch(/\n\s+at /);
+}
+
+beforeAll(() => {
+  expect(existsSync(CLI)).toBe(true);
+});
+
+describe("sufsort build", () => {
+  it("writes the suffix array as little-endian uint32 to IN.sa and leaves the input untouched", () => {
+    const dir = tmp();
+    const input = join(dir, "text.bin");
+    const t = randomText(5000, 4, 1);
+    writeFileSync(input, t);
+    const before = createHash("sha256").update(readFileSync(input)).digest("hex");
+    const r = sufsort("build", input);
+    expect(r.code).toBe(0);
+    expect(readSA(join(dir, "text.bin.sa"))).toEqual(naiveSuffixArray(t));
+    expect(createHash("sha256").update(readFileSync(input)).digest("hex")).toBe(before);
+    expect(readdirSync(dir).sort()).toEqual(["text.bin", "text.bin.sa"]);
+  });
+
+  it("--json prints one line with the required fields; --verify runs the verifier", () => {
+    const dir = tmp();
+    const input = join(dir, "t");
+    writeFileSync(input, "mississippi");
+    const r = sufsort("build", input, "-o", join(dir, "out.sa"), "--verify", "--json");
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    const j = JSON.parse(lines[0]);
+    for (const key of ["n", "algo", "engine", "seconds", "mbPerSec", "peakRssBytes", "verified"]) expect(j).toHaveProperty(key);
+    expect(j.n).toBe(11);
+    expect(j.algo).toBe("sais");
+    expect(j.verified).toBe(true);
+    expect(j.peakRssBytes).toBeGreaterThan(0);
+    expect(Array.from(readSA(join(dir, "out.sa")))).toEqual([10, 7, 4, 1, 0, 9, 8, 6, 3, 5, 2]);
+  });
+
+  it("accepts an empty input and writes an empty SA", () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "empty"), "");
+    expect(sufsort("build", join(dir, "empty")).code).toBe(0);
+    expect(readFileSync(join(dir, "empty.sa")).length).toBe(0);
+  });
+
+  it("fails with exit 1 on a missing input", () => {
+    const dir = tmp();
+    const r = sufsort("build", join(dir, "nope"));
+    expect(r.code).toBe(1);
+    expectOneLineError(r.stderr, /cannot read .*nope.*no such file/);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("fails with exit 1 on an unreadable input", () => {
+    const dir = tmp();
+    chmodSync(dir, 0o755);
+    const input = join(dir, "secret");
+    writeFileSync(input, "abc");
+    chmodSync(input, 0);
+    // root reads everything: run the CLI as an unprivileged user then
+    const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    const r = spawnSync(process.execPath, [CLI, "build", input, "-o", join(tmpdir(), `unreadable-${process.pid}.sa`)], {
+      encoding: "utf8",
+      ...asUser,
+    });
+    expect(r.status).toBe(1);
+    expectOneLineError(r.stderr, /cannot read .*secret.*permission denied/);
+  });
+
+  it("fails with exit 1 when the input is a directory", () => {
+    const dir = tmp();
+    const r = sufsort("build", dir, "-o", join(dir, "x.sa"));
+    expect(r.code).toBe(1);
+    expectOneLineError(r.stderr, /is a directory/);
+    expect(existsSync(join(dir, "x.sa"))).toBe(false);
+  });
+
+  it("fails with exit 1 when the output directory is missing", () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "t"), "abc");
+    const r = sufsort("build", join(dir, "t"), "-o", join(dir, "no", "such", "dir", "t.sa"));
+    expect(r.code).toBe(1);
+    expectOneLineError(r.stderr, /output directory .* does not exist/);
+    expect(readdirSync(dir)).toEqual(["t"]);
+  });
+
+  it("fails with exit 1 when the output is a directory", () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "t"), "abc");
+    mkdirSync(join(dir, "out"));
+    const r = sufsort("build", join(dir, "t"), "-o", join(dir, "out"));
+    expect(r.code).toBe(1);
+    expectOneLineError(r.stderr, /is a directory/);
+  });
+
+  it("fails with exit 1 on an input over the size limit, naming the limit", () => {
+    const dir = tmp();
+    const input = join(dir, "huge");
+    // a sparse file: 2^31 bytes on disk cost nothing
+    writeFileSync(input, "");
+    spawnSync("truncate", ["-s", String(2 ** 31), input]);
+    const r = sufsort("build", input);
+    expect(r.code).toBe(1);
+    expectOneLineError(r.stderr, /limit is 2147483647 bytes/);
+    expect(existsSync(`${input}.sa`)).toBe(false);
+  });
+
+  it("fails with exit 2 on usage errors: unknown flag, missing argument, bad value, unknown algorithm, unknown command", () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "t"), "abc");
+    const cases: Array<[string[], RegExp]> = [
+      [["build", join(dir, "t"), "--bogus"], /Unknown option '--bogus'/],
+      [["build"], /missing input file/],
+      [["build", join(dir, "t"), "extra"], /unexpected argument 'extra'/],
+      [["build", join(dir, "t"), "--threads", "zero"], /--threads must be an integer/],
+      [["build", join(dir, "t"), "--algo", "nope"], /unknown algorithm 'nope'/],
+      [["frobnicate"], /unknown command 'frobnicate'/],
+      [["verify", join(dir, "t")], /missing input file IN and suffix array file SA/],
+      [["bench", "--runs", "1"], /--runs must be an integer >= 3/],
+    ];
+    for (const [args, pattern] of cases) {
+      const r = sufsort(...args);
+      expect(r.code, args.join(" ")).toBe(2);
+      expectOneLineError(r.stderr, pattern);
+    }
+    expect(readdirSync(dir)).toEqual(["t"]);
+  });
+
+  it("prints --help for every command and exits 0", () => {
+    for (const cmd of ["build", "verify", "bench", "algorithms"]) {
+      const r = sufsort(cmd, "--help");
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^Usage: sufsort ${cmd}`));
+    }
+    expect(sufsort("--help").stdout).toMatch(/Commands:/);
+  });
+
+  it("leaves no output and no temporary file when interrupted", async () => {
+    const dir = tmp();
+    const input = join(dir, "big");
+    writeFileSync(input, randomText(24 << 20, 4, 77));
+    const child = spawn(process.execPath, [CLI, "build", input, "--verify"], { stdio: "ignore" });
+    await new Promise((r) => setTimeout(r, 400));
+    child.kill("SIGINT");
+    const code = await new Promise<number | null>((r) => child.on("exit", (c, s) => r(c ?? (s ? 130 : null))));
+    expect(code).not.toBe(0);
+    expect(readdirSync(dir)).toEqual(["big"]);
+  });
+
+  it("keeps an existing output intact when a build fails", () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "t.sa"), "old");
+    const r = sufsort("build", join(dir, "t"), "-o", join(dir, "t.sa"));
+    expect(r.code).toBe(1);
+    expect(readFileSync(join(dir, "t.sa"), "utf8")).toBe("old");
+  });
+});
+
+describe("sufsort verify", () => {
+  it("prints OK and exits 0 for a correct SA", () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "t"), "banana");
+    writeFileSync(join(dir, "t.sa"), Buffer.from(Uint32Array.of(5, 3, 1, 0, 4, 2).buffer));
+    const r = sufsort("verify", join(dir, "t"), join(dir, "t.sa"));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("OK\n");
+  });
+
+  it("exits 1 naming the first violation for a wrong SA", () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "t"), "banana");
+    writeFileSync(join(dir, "t.sa"), Buffer.from(Uint32Array.of(5, 3, 0, 1, 4, 2).buffer));
+    const r = sufsort("verify", join(dir, "t"), join(dir, "t.sa"));
+    expect(r.code).toBe(1);
+    expectOneLineError(r.stderr, /out of order at SA\[2\] = 0, SA\[3\] = 1/);
+  });
+
+  it("exits 1 on an SA file of the wrong size", () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "t"), "banana");
+    writeFileSync(join(dir, "odd"), "12345");
+    writeFileSync(join(dir, "short"), Buffer.from(Uint32Array.of(5, 3).buffer));
+    expectOneLineError(sufsort("verify", join(dir, "t"), join(dir, "odd")).stderr, /not a whole number of uint32/);
+    const r = sufsort("verify", join(dir, "t"), join(dir, "short"));
+    expect(r.code).toBe(1);
+    expectOneLineError(r.stderr, /SA has 2 entries; the text has 6 bytes/);
+  });
+});

@@ -1,6 +1,7 @@
 // One registry of suffix-array algorithms: the CLI, the API, bench and crosscheck all list them from here.
 import type { SharedHeap } from "../cpu/memory.js";
 import type { Kernels } from "../cpu/wasm.js";
+import type { GpuContext } from "../gpu/device.js";
 
 /** Where an algorithm runs. */
 export type EngineKind = "cpu" | "gpu";
@@ -15,6 +16,8 @@ export interface BuildContext {
   /** n u32 slots; the algorithm leaves the suffix array here. */
   saPtr: number;
   threads: number;
+  /** The device for engine "gpu" sorters (they throw a SufsortError without one); the caller owns it. */
+  gpu?: GpuContext;
   onProgress?: (fraction: number) => void;
 }
 

@@ -1,0 +1,163 @@
+// Prefix doubling on the GPU with ranks by group head, the frame shared by gpu-osipov and gpu-ls.
+// The two differ only in how one round orders the active suffixes (see DoublingAlgorithm.refine):
+// Osipov sorts all of them globally by (group head, rank2); LS sorts each group by rank2 alone.
+//
+// Steps (Wang, Deng, Lin, Hu: "Fast in-memory suffix sorting on the GPU", Algorithm 1 and Figures
+// 2-3, ../shared/seeds/001; Osipov 2012 for the filtering):
+//   sort all suffixes by their first h0 characters (one radix sort of packed keys)
+//   flags <- head flags of equal keys; rank of a group = its first SA slot (segmented sum)
+//   ISA[s] <- rank; drop singleton groups from the active list (compaction)
+//   while the active list is not empty:
+//     order each group's suffixes by rank2(s) = ISA[s + h] + 1 (0 past the end)   [refine]
+//     flags <- group starts; spread head slots; ISA <- new ranks; drop singletons
+//     h <- 2h
+//   SA[ISA[i]] <- i
+//
+// Limits: n <= maxDoublingLength(ctx) = maxStorageBufferBindingSize / 4 (every per-suffix array is
+// one u32 binding): 536,870,911 on the H100/H200. GPU memory is about 49 bytes per input byte at
+// peak (text, ISA, two active lists of suffixes and slots, keys, flags, and the sort's scratch).
+import type { BuildContext } from "../../engine/registry.js";
+import { failure } from "../../errors.js";
+import type { GpuContext } from "../device.js";
+import { GpuBatch, pipeline, readU32, WORKGROUP_SIZE } from "../kernels.js";
+import { encodeCompact } from "../primitives/compact.js";
+import { encodeExclusiveScan } from "../primitives/scan.js";
+import { downloadSuffixArray, requireGpu, uploadText } from "./io.js";
+
+/** The buffers of one doubling build; per-suffix arrays hold n u32 each. */
+export interface DoublingBuffers {
+  /** The text, 4 bytes per word (little-endian), zero-padded. */
+  text: GPUBuffer;
+  isa: GPUBuffer;
+  /** The active list: suffixes and the SA slots of their groups (ascending). */
+  suffixes: GPUBuffer;
+  positions: GPUBuffer;
+  keyLow: GPUBuffer;
+  keyHigh: GPUBuffer;
+  /** 1 at the first slot of each group in the active list. */
+  flags: GPUBuffer;
+  aux: GPUBuffer;
+}
+
+/** One step's view of the state: the active list has m entries; rank2 looks h characters ahead. */
+export interface RoundState {
+  batch: GpuBatch;
+  buffers: DoublingBuffers;
+  n: number;
+  m: number;
+  h: number;
+  /** Bits that hold any rank (head slot < n) or rank2 (<= n). */
+  rankBits: number;
+}
+
+export interface DoublingAlgorithm {
+  name: string;
+  /** Characters the initial key compares (then the suffix length, so the text's end sorts first). */
+  initialChars: 4 | 7;
+  /** Sorts all n suffixes by the initial key: leaves suffixes sorted and flags at key changes. */
+  initialSort(state: RoundState): void;
+  /** Orders each active group by rank2 and leaves flags = 1 at the start of every new group. */
+  refine(state: RoundState): void;
+}
+
+/** Largest n a doubling sorter can take on this device. */
+export function maxDoublingLength(gpu: GpuContext): number {
+  return Math.min(Math.floor(gpu.maxBindingBytes / 4), 2 ** 31 - 1);
+}
+
+/** Enough for any device (the real limit is checked against the device in build). */
+export const DOUBLING_MAX_LENGTH = 2 ** 31 - 1;
+
+/** Dispatches one entry of wgsl/sa_doubling.wgsl over `count` elements with the named buffers. */
+export function step(state: RoundState, entry: string, count: number, use: (keyof DoublingBuffers)[]): void {
+  const order: (keyof DoublingBuffers)[] = ["text", "isa", "suffixes", "positions", "keyLow", "keyHigh", "flags", "aux"];
+  const bindings = order.map((name) => (use.includes(name) ? state.buffers[name] : undefined));
+  const pipe = pipeline(state.batch.ctx, { file: "sa_doubling.wgsl", entry });
+  state.batch.dispatch(pipe, [count, state.h, state.n, state.rankBits], bindings, Math.ceil(count / WORKGROUP_SIZE));
+}
+
+/**
+ * After a sort of the active list (flags at every group start): each suffix's rank becomes its
+ * group's first slot (segmented sum of head slots, Wang et al. 4.3 step 2), singletons leave the
+ * active list, and the survivors' suffixes and slots go to the other list; `count` gets their number.
+ */
+function encodeSplitGroups(state: RoundState, next: { suffixes: GPUBuffer; positions: GPUBuffer }, count: GPUBuffer): void {
+  const { batch, buffers, m } = state;
+  step(state, "head_slots", m, ["positions", "flags", "aux"]);
+  encodeExclusiveScan(batch, buffers.aux, buffers.keyLow, m, { heads: buffers.flags, inclusive: true });
+  step(state, "update_ranks", m, ["isa", "suffixes", "keyLow", "keyHigh", "flags"]);
+  encodeCompact(batch, buffers.suffixes, buffers.keyHigh, next.suffixes, count, m);
+  encodeCompact(batch, buffers.positions, buffers.keyHigh, next.positions, count, m);
+}
+
+/** Builds ctx's suffix array with `algorithm` on ctx.gpu. */
+export async function buildByDoubling(ctx: BuildContext, algorithm: DoublingAlgorithm): Promise<void> {
+  const gpu = requireGpu(ctx, algorithm.name);
+  const n = ctx.n;
+  if (n <= 1) {
+    if (n === 1) ctx.heap.u32(ctx.saPtr, 1)[0] = 0;
+    return;
+  }
+  const most = maxDoublingLength(gpu);
+  if (n > most) throw failure(`input is ${n} bytes; ${algorithm.name} on this GPU accepts at most ${most} (one storage binding)`);
+
+  const pool = gpu.pool;
+  const slots = n * 4;
+  const held: GPUBuffer[] = [];
+  const take = (label: string) => {
+    const buffer = pool.acquire(slots, undefined, `${algorithm.name} ${label}`);
+    held.push(buffer);
+    return buffer;
+  };
+  const text = uploadText(gpu, ctx.heap.u8(ctx.textPtr, n));
+  try {
+    const buffers: DoublingBuffers = {
+      text,
+      isa: take("isa"),
+      suffixes: take("suffixes"),
+      positions: take("positions"),
+      keyLow: take("key low"),
+      keyHigh: take("key high"),
+      flags: take("flags"),
+      aux: take("aux"),
+    };
+    let spare = { suffixes: take("suffixes'"), positions: take("positions'") };
+    const count = pool.acquire(4, undefined, `${algorithm.name} count`);
+    held.push(count);
+    const rankBits = 32 - Math.clz32(n);
+
+    // Sort by the first h0 characters, rank by group head, keep the unsorted groups.
+    let state: RoundState = { batch: new GpuBatch(gpu, `${algorithm.name} h0`), buffers, n, m: n, h: algorithm.initialChars, rankBits };
+    algorithm.initialSort(state);
+    encodeSplitGroups(state, spare, count);
+    state.batch.submit();
+    let m = (await readU32(gpu, count, 1))[0];
+    let h = algorithm.initialChars;
+
+    // Invariants at the top of each round: groups are the maximal runs of suffixes equal in their
+    // first h characters (the text's end counting as a unique smallest character); isa[s] is the
+    // first SA slot of s's group; the active list holds exactly the groups of >= 2 suffixes, each
+    // in its slots' order, and every suffix in it is longer than h.
+    while (m > 0) {
+      if (h >= n) throw failure(`${algorithm.name}: ${m} suffixes still unsorted after h = ${h} (internal error)`);
+      [buffers.suffixes, spare.suffixes] = [spare.suffixes, buffers.suffixes];
+      [buffers.positions, spare.positions] = [spare.positions, buffers.positions];
+      state = { batch: new GpuBatch(gpu, `${algorithm.name} h=${h}`), buffers, n, m, h, rankBits };
+      algorithm.refine(state);
+      encodeSplitGroups(state, spare, count);
+      state.batch.submit();
+      m = (await readU32(gpu, count, 1))[0];
+      h *= 2;
+      ctx.onProgress?.(1 - m / n);
+    }
+
+    state = { batch: new GpuBatch(gpu, `${algorithm.name} invert`), buffers, n, m: n, h, rankBits };
+    step(state, "invert", n, ["isa", "aux"]);
+    state.batch.submit();
+    await downloadSuffixArray(gpu, buffers.aux, ctx.heap.u32(ctx.saPtr, n));
+  } finally {
+    for (const buffer of held) pool.release(buffer);
+    pool.afterSubmit();
+    text.destroy();
+  }
+}

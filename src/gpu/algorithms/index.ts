@@ -1,0 +1,3 @@
+// Registers every GPU suffix sorter (importing a file registers its algorithm).
+import "./osipov.js";
+import "./ls.js";

@@ -1,0 +1,84 @@
+// Every GPU suffix sorter against SA-IS (the WASM kernel) on the software adapter: lengths 0..3,
+// random texts of alphabet sizes 1, 2, 4, 26 and 256, the hard families, lengths around the tile
+// sizes of the primitives, and one 1 MiB input per algorithm. Run on a real GPU with
+// SUFSORT_GPU=hardware.
+import { describe, expect } from "vitest";
+import { SharedHeap } from "../../src/cpu/memory.js";
+import { instantiate } from "../../src/cpu/wasm.js";
+import type { SuffixSorter } from "../../src/engine/registry.js";
+import type { GpuContext } from "../../src/gpu/device.js";
+import { gpuLsSorter } from "../../src/gpu/algorithms/ls.js";
+import { gpuOsipovSorter } from "../../src/gpu/algorithms/osipov.js";
+import { SEGSORT_TILE } from "../../src/gpu/primitives/segmented-sort.js";
+import { WORKGROUP_SIZE } from "../../src/gpu/kernels.js";
+import { firstDifference, hardFamilies, naiveSuffixArray, randomText } from "../support/inputs.js";
+import { saisWasm } from "../support/sais-runner.js";
+import { gpuIt } from "./support.js";
+
+const SORTERS: SuffixSorter[] = [gpuOsipovSorter, gpuLsSorter];
+
+/** Runs `sorter` the way the engine does: text and SA in one shared heap, the device in ctx.gpu. */
+async function gpuSuffixArray(gpu: GpuContext | undefined, sorter: SuffixSorter, text: Uint8Array): Promise<Uint32Array> {
+  const n = text.length;
+  const heap = new SharedHeap(5 * n + (1 << 16));
+  const textPtr = heap.alloc(Math.max(1, n));
+  heap.u8(textPtr, n).set(text);
+  const saPtr = heap.alloc(Math.max(4, 4 * n), 4);
+  heap.u32(saPtr, n).fill(0xdeadbeef);
+  await sorter.build({ heap, kernels: instantiate(heap.memory), textPtr, n, saPtr, threads: 1, gpu });
+  return heap.u32(saPtr, n).slice();
+}
+
+async function expectLikeSais(gpu: GpuContext, sorter: SuffixSorter, text: Uint8Array, what: string): Promise<void> {
+  const got = await gpuSuffixArray(gpu, sorter, text);
+  const want = text.length < 2000 ? naiveSuffixArray(text) : saisWasm(text).sa;
+  const at = firstDifference(got, want);
+  expect(at, `${sorter.name} on ${what} (n = ${text.length}): first difference at ${at} (got ${got[at]}, want ${want[at]})`).toBe(-1);
+}
+
+for (const sorter of SORTERS) {
+  describe(sorter.name, () => {
+    gpuIt("rejects a build without a GPU device", async () => {
+      await expect(gpuSuffixArray(undefined, sorter, new Uint8Array([1, 2, 3]))).rejects.toThrow(/no GPU device/);
+    });
+
+    gpuIt("lengths 0, 1, 2, 3 over small alphabets", async (gpu) => {
+      for (let n = 0; n <= 3; n++) {
+        for (const sigma of [1, 2, 256]) await expectLikeSais(gpu, sorter, randomText(n, sigma, 10 * n + sigma), `random sigma ${sigma}`);
+      }
+      await expectLikeSais(gpu, sorter, new Uint8Array([0, 0, 0]), "NUL NUL NUL");
+      await expectLikeSais(gpu, sorter, new Uint8Array([255, 0]), "255 0");
+    });
+
+    gpuIt("random texts of alphabet sizes 1, 2, 4, 26, 256", async (gpu) => {
+      for (const sigma of [1, 2, 4, 26, 256]) {
+        for (const n of [5, 8, 9, 100, 5000]) await expectLikeSais(gpu, sorter, randomText(n, sigma, n * 31 + sigma), `random sigma ${sigma}`);
+      }
+    });
+
+    gpuIt("hard families", async (gpu) => {
+      for (const n of [17, 3000]) {
+        for (const [name, text] of hardFamilies(n, n)) await expectLikeSais(gpu, sorter, text, name);
+      }
+    });
+
+    gpuIt("lengths around the workgroup and tile sizes", async (gpu) => {
+      for (const base of [WORKGROUP_SIZE, SEGSORT_TILE, 16 * WORKGROUP_SIZE]) {
+        for (const n of [base - 1, base, base + 1]) {
+          await expectLikeSais(gpu, sorter, randomText(n, 2, n), "random sigma 2");
+          await expectLikeSais(gpu, sorter, hardFamilies(n, n)[0][1], "one repeated byte");
+        }
+      }
+    });
+
+    gpuIt(
+      "1 MiB of random DNA with long repeats",
+      async (gpu) => {
+        const text = randomText(1 << 20, 4, 7);
+        text.copyWithin(600_000, 100_000, 110_000); // a 10 KB repeat: a dozen doubling rounds
+        await expectLikeSais(gpu, sorter, text, "1 MiB DNA");
+      },
+      120_000,
+    );
+  });
+}

@@ -9,13 +9,14 @@ import type { SuffixSorter } from "../../src/engine/registry.js";
 import type { GpuContext } from "../../src/gpu/device.js";
 import { gpuLsSorter } from "../../src/gpu/algorithms/ls.js";
 import { gpuOsipovSorter } from "../../src/gpu/algorithms/osipov.js";
+import { gpuSkewSorter } from "../../src/gpu/algorithms/skew.js";
 import { SEGSORT_TILE } from "../../src/gpu/primitives/segmented-sort.js";
 import { WORKGROUP_SIZE } from "../../src/gpu/kernels.js";
 import { firstDifference, hardFamilies, naiveSuffixArray, randomText } from "../support/inputs.js";
 import { saisWasm } from "../support/sais-runner.js";
 import { gpuIt } from "./support.js";
 
-const SORTERS: SuffixSorter[] = [gpuOsipovSorter, gpuLsSorter];
+const SORTERS: SuffixSorter[] = [gpuOsipovSorter, gpuLsSorter, gpuSkewSorter];
 
 /** Runs `sorter` the way the engine does: text and SA in one shared heap, the device in ctx.gpu. */
 async function gpuSuffixArray(gpu: GpuContext | undefined, sorter: SuffixSorter, text: Uint8Array): Promise<Uint32Array> {
@@ -70,6 +71,18 @@ for (const sorter of SORTERS) {
         }
       }
     });
+
+    if (sorter.name === "gpu-skew") {
+      gpuIt("wide symbols: triples sorted in two passes", async (gpu) => {
+        process.env.SUFSORT_GPU_TUNE = "skew.tripleBits=8";
+        try {
+          for (const [name, text] of hardFamilies(2000, 3)) await expectLikeSais(gpu, sorter, text, name);
+          await expectLikeSais(gpu, sorter, randomText(5000, 256, 5), "random sigma 256");
+        } finally {
+          delete process.env.SUFSORT_GPU_TUNE;
+        }
+      });
+    }
 
     gpuIt(
       "1 MiB of random DNA with long repeats",

@@ -1,3 +1,4 @@
 // Registers every GPU suffix sorter (importing a file registers its algorithm).
 import "./osipov.js";
 import "./ls.js";
+import "./skew.js";

@@ -159,6 +159,20 @@ fn ranks_from_reduced(@builtin(local_invocation_index) lid: u32, @builtin(workgr
   rank[p] = k + 1u;
 }
 
+// gpu-spd: from the sample's final slots (aux = ISA by text position): sa12[slot] = p, rank[p] =
+// slot + 1.
+@compute @workgroup_size(WG)
+fn sample_from_isa(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let k = element(lid, wid, nwg);
+  if (k >= params.count) {
+    return;
+  }
+  let p = sample_position(k);
+  let slot = aux[p];
+  sa12[slot] = p;
+  rank[p] = slot + 1u;
+}
+
 // Mod-0 key (t[i], rank[i + 1]) packed, rank in the low `bits`; sa0[k] = i = 3k.
 @compute @workgroup_size(WG)
 fn mod0_keys(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {

@@ -10,13 +10,14 @@ import type { GpuContext } from "../../src/gpu/device.js";
 import { gpuLsSorter } from "../../src/gpu/algorithms/ls.js";
 import { gpuOsipovSorter } from "../../src/gpu/algorithms/osipov.js";
 import { gpuSkewSorter } from "../../src/gpu/algorithms/skew.js";
+import { gpuSpdSorter } from "../../src/gpu/algorithms/spd.js";
 import { SEGSORT_TILE } from "../../src/gpu/primitives/segmented-sort.js";
 import { WORKGROUP_SIZE } from "../../src/gpu/kernels.js";
 import { firstDifference, hardFamilies, naiveSuffixArray, randomText } from "../support/inputs.js";
 import { saisWasm } from "../support/sais-runner.js";
 import { gpuIt } from "./support.js";
 
-const SORTERS: SuffixSorter[] = [gpuOsipovSorter, gpuLsSorter, gpuSkewSorter];
+const SORTERS: SuffixSorter[] = [gpuOsipovSorter, gpuLsSorter, gpuSkewSorter, gpuSpdSorter];
 
 /** Runs `sorter` the way the engine does: text and SA in one shared heap, the device in ctx.gpu. */
 async function gpuSuffixArray(gpu: GpuContext | undefined, sorter: SuffixSorter, text: Uint8Array): Promise<Uint32Array> {

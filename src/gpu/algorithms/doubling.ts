@@ -90,6 +90,65 @@ function encodeSplitGroups(state: RoundState, next: { suffixes: GPUBuffer; posit
   encodeCompact(batch, buffers.positions, buffers.keyHigh, next.positions, count, m);
 }
 
+/** What refineGroups needs: the state after an initial sort of `slots` suffixes (flags set). */
+export interface Refinement {
+  name: string;
+  /** Length of the text (rank2 is 0 at or past it). */
+  textLength: number;
+  /** Entries of the initially sorted list (its slots 0 .. slots - 1). */
+  slots: number;
+  /** Characters the initial sort compared. */
+  h0: number;
+  refine(state: RoundState): void;
+  onProgress?: (fraction: number) => void;
+}
+
+/**
+ * Runs the doubling rounds on `first`, a batch that has sorted the suffixes into buffers.suffixes
+ * (positions = 0 .. slots - 1, flags at group starts) and is not yet submitted. Leaves
+ * isa[s] = the final slot of every suffix s of the list. buffers.suffixes and .positions may come
+ * back swapped with scratch buffers of the same size (their contents are spent).
+ */
+export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: DoublingBuffers, job: Refinement): Promise<void> {
+  const pool = gpu.pool;
+  const spare = {
+    suffixes: pool.acquire(job.slots * 4, undefined, `${job.name} suffixes'`),
+    positions: pool.acquire(job.slots * 4, undefined, `${job.name} positions'`),
+  };
+  const count = pool.acquire(4, undefined, `${job.name} count`);
+  const own = [spare.suffixes, spare.positions, count]; // the swaps below trade them with the caller's
+  const rankBits = 32 - Math.clz32(job.slots);
+  const n = job.textLength;
+  try {
+    // Rank by group head, keep the unsorted groups.
+    let state: RoundState = { batch: first, buffers, n, m: job.slots, h: job.h0, rankBits };
+    encodeSplitGroups(state, spare, count);
+    first.submit();
+    let m = (await readU32(gpu, count, 1))[0];
+    let h = job.h0;
+
+    // Invariants at the top of each round: groups are the maximal runs of suffixes equal in their
+    // first h characters (the text's end counting as a unique smallest character); isa[s] is the
+    // first slot of s's group; the active list holds exactly the groups of >= 2 suffixes, each in
+    // its slots' order; suffixes in one group that reach past the text's end at s + h are none
+    // (two such would be equal), so rank2 = 0 there is the true order.
+    while (m > 0) {
+      if (h >= n) throw failure(`${job.name}: ${m} suffixes still unsorted after h = ${h} (internal error)`);
+      [buffers.suffixes, spare.suffixes] = [spare.suffixes, buffers.suffixes];
+      [buffers.positions, spare.positions] = [spare.positions, buffers.positions];
+      state = { batch: new GpuBatch(gpu, `${job.name} h=${h}`), buffers, n, m, h, rankBits };
+      job.refine(state);
+      encodeSplitGroups(state, spare, count);
+      state.batch.submit();
+      m = (await readU32(gpu, count, 1))[0];
+      h *= 2;
+      job.onProgress?.(1 - m / job.slots);
+    }
+  } finally {
+    for (const buffer of own) pool.release(buffer);
+  }
+}
+
 /** Builds ctx's suffix array with `algorithm` on ctx.gpu. */
 export async function buildByDoubling(ctx: BuildContext, algorithm: DoublingAlgorithm): Promise<void> {
   const gpu = requireGpu(ctx, algorithm.name);
@@ -102,10 +161,9 @@ export async function buildByDoubling(ctx: BuildContext, algorithm: DoublingAlgo
   if (n > most) throw failure(`input is ${n} bytes; ${algorithm.name} on this GPU accepts at most ${most} (one storage binding)`);
 
   const pool = gpu.pool;
-  const slots = n * 4;
   const held: GPUBuffer[] = [];
   const take = (label: string) => {
-    const buffer = pool.acquire(slots, undefined, `${algorithm.name} ${label}`);
+    const buffer = pool.acquire(n * 4, undefined, `${algorithm.name} ${label}`);
     held.push(buffer);
     return buffer;
   };
@@ -121,39 +179,15 @@ export async function buildByDoubling(ctx: BuildContext, algorithm: DoublingAlgo
       flags: take("flags"),
       aux: take("aux"),
     };
-    let spare = { suffixes: take("suffixes'"), positions: take("positions'") };
-    const count = pool.acquire(4, undefined, `${algorithm.name} count`);
-    held.push(count);
     const rankBits = 32 - Math.clz32(n);
+    const first = new GpuBatch(gpu, `${algorithm.name} h0`);
+    algorithm.initialSort({ batch: first, buffers, n, m: n, h: algorithm.initialChars, rankBits });
+    const job = { name: algorithm.name, textLength: n, slots: n, h0: algorithm.initialChars, refine: algorithm.refine, onProgress: ctx.onProgress };
+    await refineGroups(gpu, first, buffers, job);
 
-    // Sort by the first h0 characters, rank by group head, keep the unsorted groups.
-    let state: RoundState = { batch: new GpuBatch(gpu, `${algorithm.name} h0`), buffers, n, m: n, h: algorithm.initialChars, rankBits };
-    algorithm.initialSort(state);
-    encodeSplitGroups(state, spare, count);
-    state.batch.submit();
-    let m = (await readU32(gpu, count, 1))[0];
-    let h = algorithm.initialChars;
-
-    // Invariants at the top of each round: groups are the maximal runs of suffixes equal in their
-    // first h characters (the text's end counting as a unique smallest character); isa[s] is the
-    // first SA slot of s's group; the active list holds exactly the groups of >= 2 suffixes, each
-    // in its slots' order, and every suffix in it is longer than h.
-    while (m > 0) {
-      if (h >= n) throw failure(`${algorithm.name}: ${m} suffixes still unsorted after h = ${h} (internal error)`);
-      [buffers.suffixes, spare.suffixes] = [spare.suffixes, buffers.suffixes];
-      [buffers.positions, spare.positions] = [spare.positions, buffers.positions];
-      state = { batch: new GpuBatch(gpu, `${algorithm.name} h=${h}`), buffers, n, m, h, rankBits };
-      algorithm.refine(state);
-      encodeSplitGroups(state, spare, count);
-      state.batch.submit();
-      m = (await readU32(gpu, count, 1))[0];
-      h *= 2;
-      ctx.onProgress?.(1 - m / n);
-    }
-
-    state = { batch: new GpuBatch(gpu, `${algorithm.name} invert`), buffers, n, m: n, h, rankBits };
-    step(state, "invert", n, ["isa", "aux"]);
-    state.batch.submit();
+    const batch = new GpuBatch(gpu, `${algorithm.name} invert`);
+    step({ batch, buffers, n, m: n, h: 0, rankBits }, "invert", n, ["isa", "aux"]);
+    batch.submit();
     await downloadSuffixArray(gpu, buffers.aux, ctx.heap.u32(ctx.saPtr, n));
   } finally {
     for (const buffer of held) pool.release(buffer);

@@ -2,3 +2,4 @@
 import "./osipov.js";
 import "./ls.js";
 import "./skew.js";
+import "./spd.js";

@@ -1,0 +1,86 @@
+// gpu-spd: skew and prefix doubling combined (Wang, Baxter, Owens, "Fast parallel skew and
+// prefix-doubling suffix array construction on the GPU", 2016, ../shared/seeds/000, section 4.2),
+// the fastest of that paper:
+//
+//   SA12 <- the mod-1/2 suffixes (and the dummy) sorted by their first 3 characters   [as skew]
+//   prefix doubling over the sample alone, h = 3, 6, 12, ...: each unsorted group is sorted by
+//     rank2(p) = ISA[p + h] (p + h has p's residue, so it is in the sample), with a segmented
+//     sort; singleton groups leave the active list each round (compaction)            [as gpu-ls]
+//   rank[p] <- 1 + final slot of p; SA0 sorted by (t[i], rank[i+1]); merge SA0 and SA12  [as skew]
+//
+// The paper sorts (ISA[SA[i] + h], ISA[SA[i] + 2h]) pairs in one segmented sort per round; this
+// sorts by one key per round (Larsson-Sadakane), which doubles h per round as well.
+// Limits: n <= maxStorageBufferBindingSize / 4 - 3 (536,870,908 on the H100/H200).
+import { registerSorter, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
+import { GpuBatch } from "../kernels.js";
+import { encodeIota } from "../primitives/helpers.js";
+import { refineGroups, type DoublingBuffers } from "./doubling.js";
+import { downloadSuffixArray } from "./io.js";
+import { larssonSadakane } from "./ls.js";
+import { bitsFor, encodeMod0AndMerge, encodeSortSample, prepareSkewBuild, skewStep, SkewLevel, uploadSymbols } from "./skew.js";
+
+/** Characters the sample's first sort compares (one triple). */
+const SAMPLE_CHARS = 3;
+
+export const gpuSpdSorter: SuffixSorter = {
+  name: "gpu-spd",
+  engine: "gpu",
+  description: "skew's sample sort, prefix doubling of the sample with segmented sorts, skew's mod-0 sort and merge (Wang, Baxter, Owens 2016), WebGPU",
+  maxLength: 2 ** 31 - 1,
+  scratchBytes: () => 0,
+  async build(ctx: BuildContext): Promise<void> {
+    const gpu = prepareSkewBuild(ctx, "gpu-spd");
+    if (!gpu) return;
+    const n = ctx.n;
+    const level = new SkewLevel(n);
+    const symbolBits = bitsFor(256);
+    const pool = gpu.pool;
+    const held: GPUBuffer[] = [];
+    const take = (count: number, label: string) => {
+      const buffer = pool.acquire(Math.max(4, count * 4), undefined, `gpu-spd ${label}`);
+      held.push(buffer);
+      return buffer;
+    };
+    const t = uploadSymbols(gpu, ctx, level);
+    held.push(t);
+    try {
+      const buffers: DoublingBuffers = {
+        text: t,
+        isa: take(n + 3, "isa"),
+        suffixes: take(level.n02, "sample"),
+        positions: take(level.n02, "slots"),
+        keyLow: take(level.n02 + 3, "key low"),
+        keyHigh: take(level.n02 + 3, "key high"),
+        flags: take(level.n02, "flags"),
+        aux: take(Math.max(n, level.n02), "aux"),
+      };
+      // The sample sorted by triples: suffixes in slot order, flags where the triple changes.
+      const first = new GpuBatch(gpu, "gpu-spd sample");
+      encodeSortSample(first, level, symbolBits, { t, sa12: buffers.suffixes, keyLow: buffers.keyLow, keyHigh: buffers.flags, aux: buffers.aux });
+      encodeIota(first, buffers.positions, level.n02);
+      await refineGroups(gpu, first, buffers, {
+        name: "gpu-spd",
+        textLength: n,
+        slots: level.n02,
+        h0: SAMPLE_CHARS,
+        refine: larssonSadakane.refine,
+        onProgress: ctx.onProgress,
+      });
+
+      const rank = take(n + 3, "rank");
+      const sa12 = take(level.n02, "sa12");
+      const sa0 = take(level.n0, "sa0");
+      const batch = new GpuBatch(gpu, "gpu-spd mod 0 and merge");
+      batch.clear(rank, 0, (n + 3) * 4);
+      skewStep(batch, "sample_from_isa", level.n02, level, 0, { rank, sa12, aux: buffers.isa });
+      encodeMod0AndMerge(batch, level, symbolBits, { t, rank, sa12, keyLow: buffers.keyLow, keyHigh: buffers.keyHigh, aux: buffers.aux, sa0 });
+      batch.submit();
+      await downloadSuffixArray(gpu, buffers.aux, ctx.heap.u32(ctx.saPtr, n));
+    } finally {
+      for (const buffer of held) pool.release(buffer);
+      pool.afterSubmit();
+    }
+  },
+};
+
+registerSorter(gpuSpdSorter);

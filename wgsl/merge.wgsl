@@ -72,15 +72,27 @@ fn merge(@builtin(local_invocation_index) lid: u32,
   let la = a1 - a0;
   let lb = (d1 - a1) - b0;
 
+  // Loads first (all in flight together), then the stores into shared memory.
+  var loaded_keys: array<u32, ITEMS>;
+  var loaded_values: array<u32, ITEMS>;
   for (var i = 0u; i < ITEMS; i++) {
     let local = i * WG + lid;
     if (local < la) {
-      merge_keys[padded(local)] = a_keys[a0 + local];
-      merge_values[padded(local)] = a_values[a0 + local];
-    } else if (local < la + lb) {
-      merge_keys[padded(local)] = b_keys[b0 + local - la];
-      merge_values[padded(local)] = b_values[b0 + local - la];
+      loaded_keys[i] = a_keys[a0 + local];
+      loaded_values[i] = a_values[a0 + local];
     }
+  }
+  for (var i = 0u; i < ITEMS; i++) {
+    let local = i * WG + lid;
+    if (local >= la && local < la + lb) {
+      loaded_keys[i] = b_keys[b0 + local - la];
+      loaded_values[i] = b_values[b0 + local - la];
+    }
+  }
+  for (var i = 0u; i < ITEMS; i++) {
+    let local = i * WG + lid;
+    merge_keys[padded(local)] = loaded_keys[i];
+    merge_values[padded(local)] = loaded_values[i];
   }
   workgroupBarrier();
   let sources = merge_path_sources(0u, la, lb, min(lid * ITEMS, la + lb));

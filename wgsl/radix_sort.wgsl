@@ -75,10 +75,17 @@ fn histogram(@builtin(local_invocation_index) lid: u32,
   workgroupBarrier();
   let base = tile * TILE;
   let copy = (lid % HIST_COPIES) * BINS;
+  var digits: array<u32, ITEMS>;
   for (var i = 0u; i < ITEMS; i++) {
     let at = base + i * WG + lid;
+    digits[i] = BINS; // past the end: not counted
     if (at < params.n) {
-      atomicAdd(&hist[copy + digit_of(keys_low[at], key_high(at))], 1u);
+      digits[i] = digit_of(keys_low[at], key_high(at));
+    }
+  }
+  for (var i = 0u; i < ITEMS; i++) {
+    if (digits[i] < BINS) {
+      atomicAdd(&hist[copy + digits[i]], 1u);
     }
   }
   workgroupBarrier();
@@ -106,15 +113,27 @@ fn scatter(@builtin(local_invocation_index) lid: u32,
   let base = tile * TILE;
   let valid = min(TILE, params.n - base);
 
+  // Loads first (all in flight together), then the stores into shared memory.
+  var loaded_low: array<u32, ITEMS>;
+  var loaded_high: array<u32, ITEMS>;
+  var loaded_values: array<u32, ITEMS>;
   for (var i = 0u; i < ITEMS; i++) {
     let local = i * WG + lid;
     if (local < valid) {
-      stage_low[padded(local)] = keys_low[base + local];
+      loaded_low[i] = keys_low[base + local];
       if (KEY_WORDS == 2u) {
-        stage_high[padded(local)] = keys_high[base + local];
+        loaded_high[i] = keys_high[base + local];
       }
-      stage_values[padded(local)] = values_in[base + local];
+      loaded_values[i] = values_in[base + local];
     }
+  }
+  for (var i = 0u; i < ITEMS; i++) {
+    let local = i * WG + lid;
+    stage_low[padded(local)] = loaded_low[i];
+    if (KEY_WORDS == 2u) {
+      stage_high[padded(local)] = loaded_high[i];
+    }
+    stage_values[padded(local)] = loaded_values[i];
   }
   for (var c = 0u; c < HALF_BINS; c++) {
     rank_cells[c * WG + lid] = 0u;

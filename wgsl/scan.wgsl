@@ -30,7 +30,6 @@ struct Params {
 const TILE: u32 = WG * ITEMS;
 const STATUS_AGGREGATE: u32 = 1u;
 const STATUS_INCLUSIVE: u32 = 2u;
-const LOOKBACK: u32 = 32u;
 
 var<workgroup> tile_values: array<u32, TILE + TILE / 32u>;
 var<workgroup> tile_heads: array<u32, select(1u, TILE + TILE / 32u, SEGMENTED == 1u)>;
@@ -39,8 +38,7 @@ var<workgroup> seg_flags: array<u32, WG>;
 var<workgroup> tile_ticket: u32;
 var<workgroup> tile_aggregate: u32;
 var<workgroup> tile_has_head: u32;
-var<workgroup> look_status: array<u32, LOOKBACK>;
-var<workgroup> look_value: array<u32, LOOKBACK>;
+var<workgroup> look_stop: atomic<u32>;
 var<workgroup> look_end: u32;
 var<workgroup> look_prefix: u32;
 var<workgroup> look_done: u32;
@@ -50,11 +48,12 @@ fn publish(tile: u32, status: u32, value: u32) {
   atomicStore(&state[2u + 2u * tile], (status << 16u) | (value >> 16u));
 }
 
-// Sum of everything before `tile` (since the last head when segmented), read LOOKBACK tile states
-// at a time: invocations 0..LOOKBACK-1 each load one predecessor's state, then invocation 0 adds
-// aggregates from the nearest one outwards until an inclusive prefix (done) or an unpublished state
-// (retry from there). Unpublished tiles started before this one, so they publish eventually.
-// Every invocation calls it (it contains barriers).
+// Sum of everything before `tile` (since the last head when segmented). Each round, invocation k
+// loads the state of tile end-1-k (a window of WG predecessors, nearest first); the nearest state
+// that is not an aggregate stops the round: an inclusive prefix ends the look-back, an unpublished
+// state makes the next round start there. The aggregates before the stop (and the inclusive value
+// at it) are summed by a workgroup scan. Unpublished tiles started before this one (tickets), so
+// they publish eventually. Every invocation calls it (barriers inside).
 fn look_back(lid: u32, tile: u32) -> u32 {
   if (lid == 0u) {
     look_end = tile;
@@ -62,42 +61,37 @@ fn look_back(lid: u32, tile: u32) -> u32 {
   }
   loop {
     let end = workgroupUniformLoad(&look_end);
-    if (lid < LOOKBACK) {
-      var status = STATUS_INCLUSIVE; // before tile 0: nothing, never reached (tile 0 is inclusive)
-      var value = 0u;
-      if (lid < end) {
-        let j = end - 1u - lid;
-        let low = atomicLoad(&state[1u + 2u * j]);
-        let high = atomicLoad(&state[2u + 2u * j]);
-        status = low >> 16u;
-        if (status != (high >> 16u)) {
-          status = 0u;
-        }
-        value = (low & 0xffffu) | (high << 16u);
+    var status = STATUS_INCLUSIVE; // before tile 0 (never reached: tile 0 is always inclusive)
+    var value = 0u;
+    if (lid < end) {
+      let j = end - 1u - lid;
+      let low = atomicLoad(&state[1u + 2u * j]);
+      let high = atomicLoad(&state[2u + 2u * j]);
+      status = low >> 16u;
+      if (status != (high >> 16u)) {
+        status = 0u; // halves from different publications: not ready yet
       }
-      look_status[lid] = status;
-      look_value[lid] = value;
+      value = (low & 0xffffu) | (high << 16u);
+    }
+    if (lid == 0u) {
+      atomicStore(&look_stop, WG);
     }
     workgroupBarrier();
+    if (status != STATUS_AGGREGATE) {
+      atomicMin(&look_stop, lid);
+    }
+    workgroupBarrier();
+    let stop = atomicLoad(&look_stop);
+    let take = lid < stop || (lid == stop && status == STATUS_INCLUSIVE);
+    _ = wg_exclusive_add(lid, select(0u, value, take));
     if (lid == 0u) {
-      var sum = 0u;
-      var taken = 0u;
-      var done = 0u;
-      for (var k = 0u; k < LOOKBACK; k++) {
-        let status = look_status[k];
-        if (status == 0u) {
-          break;
-        }
-        sum += look_value[k];
-        taken += 1u;
-        if (status == STATUS_INCLUSIVE) {
-          done = 1u;
-          break;
-        }
-      }
-      look_prefix += sum;
-      look_end = end - taken;
-      look_done = done;
+      look_prefix += wg_scan_sum;
+      look_end = end - stop;
+      look_done = 0u;
+    }
+    workgroupBarrier();
+    if (lid == stop && status == STATUS_INCLUSIVE) {
+      look_done = 1u;
     }
     if (workgroupUniformLoad(&look_done) == 1u) {
       break;
@@ -150,23 +144,37 @@ fn scan(@builtin(local_invocation_index) lid: u32) {
   }
   let base = tile * TILE;
 
-  // Load the tile coalesced; each invocation then owns the blocked run lid*ITEMS .. +ITEMS.
+  // Load the tile coalesced, every load issued before any is used (a full tile needs no bounds
+  // test); each invocation then owns the blocked run lid*ITEMS .. +ITEMS in shared memory.
+  var loaded: array<u32, ITEMS>;
+  var loaded_heads: array<u32, ITEMS>;
+  if (base + TILE <= n) {
+    for (var i = 0u; i < ITEMS; i++) {
+      loaded[i] = input[base + i * WG + lid];
+      if (SEGMENTED == 1u) {
+        loaded_heads[i] = heads[base + i * WG + lid];
+      }
+    }
+  } else {
+    for (var i = 0u; i < ITEMS; i++) {
+      let at = base + i * WG + lid;
+      if (at < n) {
+        loaded[i] = input[at];
+        if (SEGMENTED == 1u) {
+          loaded_heads[i] = heads[at];
+        }
+      }
+    }
+  }
   for (var i = 0u; i < ITEMS; i++) {
     let local = i * WG + lid;
-    var value = 0u;
-    var head = 0u;
-    if (base + local < n) {
-      value = input[base + local];
-      if (COUNT_NONZERO == 1u) {
-        value = select(0u, 1u, value != 0u);
-      }
-      if (SEGMENTED == 1u) {
-        head = select(0u, 1u, heads[base + local] != 0u);
-      }
+    var value = loaded[i];
+    if (COUNT_NONZERO == 1u) {
+      value = select(0u, 1u, value != 0u);
     }
     tile_values[padded(local)] = value;
     if (SEGMENTED == 1u) {
-      tile_heads[padded(local)] = head;
+      tile_heads[padded(local)] = select(0u, 1u, loaded_heads[i] != 0u);
     }
   }
   workgroupBarrier();

@@ -53,16 +53,26 @@ fn blocksort(@builtin(local_invocation_index) lid: u32,
   }
   let base = tile * TILE;
   let valid = min(TILE, params.n - base);
+  // Loads first (all in flight together), then the stores into shared memory; pairs past the end
+  // get the label NO_LABEL, which sorts after every real label.
+  var loaded_keys: array<u32, ITEMS>;
+  var loaded_values: array<u32, ITEMS>;
+  var loaded_labels: array<u32, ITEMS>;
   for (var i = 0u; i < ITEMS; i++) {
     let local = i * WG + lid;
+    loaded_keys[i] = NO_LABEL;
+    loaded_labels[i] = NO_LABEL;
     if (local < valid) {
-      merge_keys[padded(local)] = keys[base + local];
-      merge_values[padded(local)] = values[base + local];
-      merge_labels[padded(local)] = labels[base + local];
-    } else {
-      merge_keys[padded(local)] = NO_LABEL;
-      merge_labels[padded(local)] = NO_LABEL; // sorts after every real label
+      loaded_keys[i] = keys[base + local];
+      loaded_values[i] = values[base + local];
+      loaded_labels[i] = labels[base + local];
     }
+  }
+  for (var i = 0u; i < ITEMS; i++) {
+    let local = i * WG + lid;
+    merge_keys[padded(local)] = loaded_keys[i];
+    merge_values[padded(local)] = loaded_values[i];
+    merge_labels[padded(local)] = loaded_labels[i];
   }
   workgroupBarrier();
 
@@ -213,15 +223,20 @@ fn merge_pass(@builtin(local_invocation_index) lid: u32,
   let la = a1 - a0;
   let lb = (out_end - out_start) - la;
 
+  var loaded_keys: array<u32, ITEMS>;
+  var loaded_values: array<u32, ITEMS>;
   for (var i = 0u; i < ITEMS; i++) {
     let local = i * WG + lid;
-    if (local < la) {
-      merge_keys[padded(local)] = keys[a0 + local];
-      merge_values[padded(local)] = values[a0 + local];
-    } else if (local < la + lb) {
-      merge_keys[padded(local)] = keys[b0 + local - la];
-      merge_values[padded(local)] = values[b0 + local - la];
+    if (local < la + lb) {
+      let at = select(b0 + local - la, a0 + local, local < la);
+      loaded_keys[i] = keys[at];
+      loaded_values[i] = values[at];
     }
+  }
+  for (var i = 0u; i < ITEMS; i++) {
+    let local = i * WG + lid;
+    merge_keys[padded(local)] = loaded_keys[i];
+    merge_values[padded(local)] = loaded_values[i];
     merge_labels[padded(local)] = 0u; // one segment: compare by key alone
   }
   workgroupBarrier();

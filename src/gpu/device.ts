@@ -21,6 +21,28 @@ const WANTED_STORAGE_BUFFERS = 10;
 
 let globalsInstalled = false;
 
+/**
+ * One Dawn instance per backend, shared by the contexts open on it and dropped with the last one:
+ * creating and collecting several instances in one process crashed Dawn at exit (seen on the H200).
+ */
+const instances = new Map<string, { gpu: GPU; users: number }>();
+
+function openInstance(backend: string, flags: string[]): GPU {
+  let entry = instances.get(backend);
+  if (!entry) {
+    entry = { gpu: create(flags), users: 0 };
+    instances.set(backend, entry);
+  }
+  entry.users++;
+  return entry.gpu;
+}
+
+function closeInstance(gpu: GPU): void {
+  for (const [backend, entry] of instances) {
+    if (entry.gpu === gpu && --entry.users === 0) instances.delete(backend);
+  }
+}
+
 /** A device with its pools and caches; everything a primitive needs to run. */
 export class GpuContext {
   readonly device: GPUDevice;
@@ -92,6 +114,7 @@ export class GpuContext {
     this.pool.destroyAll();
     this.pipelines.clear();
     this.device.destroy();
+    closeInstance(this.gpu);
     this.gpu = undefined;
   }
 }
@@ -125,15 +148,17 @@ export async function acquireGpu(options: AcquireOptions = {}): Promise<GpuConte
   let gpu: GPU;
   try {
     // Full-precision timestamps: Dawn quantizes them (to ~65 us) unless told otherwise.
-    gpu = create(software ? ["backend=opengles"] : ["disable-dawn-features=timestamp_quantization"]);
+    gpu = software
+      ? openInstance("opengles", ["backend=opengles"])
+      : openInstance("default", ["disable-dawn-features=timestamp_quantization"]);
   } catch (error) {
     return none(options, mode, `cannot load Dawn: ${(error as Error).message}`);
   }
   const adapter = await gpu.requestAdapter(software ? { featureLevel: "compatibility" } : { powerPreference: "high-performance" });
-  if (!adapter) return none(options, mode, "no adapter");
+  if (!adapter) return none(options, mode, "no adapter", gpu);
   const info = describe(adapter);
   const isSoftware = (adapter.info as { adapterType?: string }).adapterType === "cpu" || /llvmpipe|swiftshader|lavapipe|software/i.test(info);
-  if (!software && isSoftware) return none(options, mode, `only a software adapter (${info}); ask for it with --gpu software`);
+  if (!software && isSoftware) return none(options, mode, `only a software adapter (${info}); ask for it with --gpu software`, gpu);
 
   const limits = adapter.limits;
   const requiredLimits: Record<string, number> = {
@@ -146,7 +171,7 @@ export async function acquireGpu(options: AcquireOptions = {}): Promise<GpuConte
     maxComputeWorkgroupsPerDimension: limits.maxComputeWorkgroupsPerDimension,
   };
   if (requiredLimits.maxComputeInvocationsPerWorkgroup < WANTED_INVOCATIONS) {
-    return none(options, mode, `adapter ${info} allows only ${limits.maxComputeInvocationsPerWorkgroup} invocations per workgroup`);
+    return none(options, mode, `adapter ${info} allows only ${limits.maxComputeInvocationsPerWorkgroup} invocations per workgroup`, gpu);
   }
   const features: GpuFeatures = {
     subgroups: adapter.features.has("subgroups") && process.env.SUFSORT_GPU_SUBGROUPS !== "0",
@@ -159,7 +184,7 @@ export async function acquireGpu(options: AcquireOptions = {}): Promise<GpuConte
   try {
     device = await adapter.requestDevice({ requiredLimits, requiredFeatures, label: "sufsort" });
   } catch (error) {
-    return none(options, mode, `requestDevice failed on ${info}: ${(error as Error).message}`);
+    return none(options, mode, `requestDevice failed on ${info}: ${(error as Error).message}`, gpu);
   }
   return new GpuContext(gpu, device, info, isSoftware, features);
 }
@@ -169,7 +194,8 @@ function describe(adapter: GPUAdapter): string {
   return [i.vendor, i.architecture, i.device, i.description].filter((s) => s).join(" ") || "unknown adapter";
 }
 
-function none(options: AcquireOptions, mode: GpuMode, why: string): null {
+function none(options: AcquireOptions, mode: GpuMode, why: string, gpu?: GPU): null {
+  if (gpu) closeInstance(gpu);
   if (options.required) {
     const hint = mode === "software" ? " (the software adapter needs Mesa's EGL: libegl1 libegl-mesa0 libgl1-mesa-dri libegl-dev)" : "";
     throw failure(`no ${mode === "auto" ? "" : mode + " "}GPU available: ${why}${hint}`);

@@ -5,7 +5,8 @@ import { GpuBatch, WORKGROUP_SIZE } from "../../src/gpu/kernels.js";
 import { encodeRadixSortPairs, encodeRadixSortPairs64, radixPasses } from "../../src/gpu/primitives/radix-sort.js";
 import { expectEqualArrays, gpuIt, iotaArray, KEY_KINDS, makeKeys } from "./support.js";
 
-const TILE32 = WORKGROUP_SIZE * 8;
+const TILE32 = WORKGROUP_SIZE * 8; // the llvmpipe tile; hardware uses WORKGROUP_SIZE * 16
+const TILE32_LARGE = WORKGROUP_SIZE * 16;
 const TILE64 = WORKGROUP_SIZE * 6;
 
 /** Bits [begin, end) of a 32-bit word whose lowest bit is key bit `offset`, as a number. */
@@ -44,7 +45,7 @@ describe("radix passes", () => {
 });
 
 describe("GPU radix sort of (u32 key, u32 value)", () => {
-  const sizes = [0, 1, 2, 7, TILE32 - 1, TILE32, TILE32 + 1, 5 * TILE32 + 3, 30_001];
+  const sizes = [0, 1, 2, 7, TILE32 - 1, TILE32, TILE32 + 1, TILE32_LARGE - 1, TILE32_LARGE + 1, 5 * TILE32 + 3, 30_001];
   for (const kind of KEY_KINDS) {
     for (const n of sizes) {
       gpuIt(`${kind}, n = ${n}`, async (ctx, buffers) => {

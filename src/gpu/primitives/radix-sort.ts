@@ -2,13 +2,21 @@
 // A u64 key is two u32 buffers (low words, high words), so every array is addressed in u32 and a
 // binding holds up to maxStorageBufferBindingSize / 4 elements.
 import { failure } from "../../errors.js";
-import { checkBinding, type GpuBatch, pipeline, tuned, WORKGROUP_SIZE } from "../kernels.js";
+import { checkBinding, type GpuBatch, pipeline, sharedBytes, tuned, WORKGROUP_SIZE } from "../kernels.js";
 import { encodeExclusiveScan } from "./scan.js";
 
 /** Bits per pass (16 buckets: the count matrix fits shared memory on every adapter). */
 export const RADIX_BITS = 4;
-/** Pairs per invocation, by key width (bounded by 32 KiB of shared memory on llvmpipe). */
+/** Pairs per invocation by key width: what fits 32 KiB of shared memory (llvmpipe) and, for u32 keys
+ * on devices with 44 KiB or more (hardware), 16 (about 15% faster than 8 on an H200). */
 const ITEMS_BY_KEY_WORDS = [0, 8, 6] as const;
+const ITEMS_LARGE_U32 = 16;
+
+/** Shared memory the scatter kernel needs (stage arrays, count matrix, histogram, scan). */
+function scatterSharedBytes(keyWords: number, items: number): number {
+  const tile = WORKGROUP_SIZE * items;
+  return 4 * ((1 + keyWords) * (tile + tile / 32) + (WORKGROUP_SIZE << RADIX_BITS) / 2 + 8 * (1 << RADIX_BITS) + 16 + WORKGROUP_SIZE + 8);
+}
 
 export interface RadixSortOptions {
   /** First key bit to sort by (default 0). */
@@ -70,7 +78,8 @@ function sortPairs(
   if (n <= 1 || begin === end) return;
   const ctx = batch.ctx;
   checkBinding(ctx, "radix sort", n);
-  const items = tuned(`radix${32 * keyWords}.items`, ITEMS_BY_KEY_WORDS[keyWords]);
+  const wanted = tuned(`radix${32 * keyWords}.items`, keyWords === 1 ? ITEMS_LARGE_U32 : ITEMS_BY_KEY_WORDS[keyWords]);
+  const items = scatterSharedBytes(keyWords, wanted) <= sharedBytes(ctx) ? wanted : ITEMS_BY_KEY_WORDS[keyWords];
   const tile = WORKGROUP_SIZE * items;
   const tiles = Math.ceil(n / tile);
   const bins = 1 << RADIX_BITS;

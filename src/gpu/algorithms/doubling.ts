@@ -52,10 +52,11 @@ export interface RoundState {
 
 export interface DoublingAlgorithm {
   name: string;
-  /** Characters the initial key compares (then the suffix length, so the text's end sorts first). */
-  initialChars: 4 | 7;
-  /** Sorts all n suffixes by the initial key: leaves suffixes sorted and flags at key changes. */
-  initialSort(state: RoundState): void;
+  /**
+   * Encodes the sort of all n suffixes by their first h0 characters (the text's end sorting
+   * first): leaves suffixes sorted, positions = 0 .. n - 1 and flags at key changes. Returns h0.
+   */
+  initialSort(state: RoundState): Promise<number>;
   /** Orders each active group by rank2 and leaves flags = 1 at the start of every new group. */
   refine(state: RoundState): void;
 }
@@ -119,6 +120,8 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
   const own = [spare.suffixes, spare.positions, count]; // the swaps below trade them with the caller's
   const rankBits = 32 - Math.clz32(job.slots);
   const n = job.textLength;
+  const profile = process.env.SUFSORT_GPU_PROFILE ? (what: string) => process.stderr.write(`${job.name} ${what}: ${(performance.now() - started).toFixed(1)} ms\n`) : undefined;
+  const started = performance.now();
   try {
     // Rank by group head, keep the unsorted groups.
     let state: RoundState = { batch: first, buffers, n, m: job.slots, h: job.h0, rankBits };
@@ -126,6 +129,7 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
     first.submit();
     let m = (await readU32(gpu, count, 1))[0];
     let h = job.h0;
+    profile?.(`initial sort by ${h} characters, ${m} of ${job.slots} unsorted`);
 
     // Invariants at the top of each round: groups are the maximal runs of suffixes equal in their
     // first h characters (the text's end counting as a unique smallest character); isa[s] is the
@@ -140,7 +144,9 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
       job.refine(state);
       encodeSplitGroups(state, spare, count);
       state.batch.submit();
+      const active = m;
       m = (await readU32(gpu, count, 1))[0];
+      profile?.(`round h=${h}: ${active} active, ${m} left`);
       h *= 2;
       job.onProgress?.(1 - m / job.slots);
     }
@@ -181,8 +187,8 @@ export async function buildByDoubling(ctx: BuildContext, algorithm: DoublingAlgo
     };
     const rankBits = 32 - Math.clz32(n);
     const first = new GpuBatch(gpu, `${algorithm.name} h0`);
-    algorithm.initialSort({ batch: first, buffers, n, m: n, h: algorithm.initialChars, rankBits });
-    const job = { name: algorithm.name, textLength: n, slots: n, h0: algorithm.initialChars, refine: algorithm.refine, onProgress: ctx.onProgress };
+    const h0 = await algorithm.initialSort({ batch: first, buffers, n, m: n, h: 0, rankBits });
+    const job = { name: algorithm.name, textLength: n, slots: n, h0, refine: algorithm.refine, onProgress: ctx.onProgress };
     await refineGroups(gpu, first, buffers, job);
 
     const batch = new GpuBatch(gpu, `${algorithm.name} invert`);

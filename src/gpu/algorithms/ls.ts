@@ -1,10 +1,11 @@
 // gpu-ls: Larsson–Sadakane prefix doubling on the GPU (Wang, Deng, Lin, Hu, "Fast in-memory suffix
 // sorting on the GPU", 2014, ../shared/seeds/001, Algorithm 1).
 //
-//   sort all suffixes by their first h0 = 7 characters (radix sort of 64-bit keys: 7 bytes and the
-//     suffix's length capped at 8, so that the text's end sorts first)
+//   sort all suffixes by their first h0 characters (radix sort of 64-bit keys: the paper's 8 bytes
+//     become as many characters as the text's alphabet packs beside a length field, which makes
+//     the text's end sort first: 7 for all 256 bytes, 8 for 7-bit text, 29 for DNA; packed-keys.ts)
 //   rank each suffix by its group's head slot; extract the unsorted groups (compaction)
-//   repeat with h = 7, 14, 28, ...:
+//   repeat with h = h0, 2 h0, 4 h0, ...:
 //     sort each unsorted group by rank2 = ISA[s + h] alone (all groups share their h-rank, LS)
 //     split groups where rank2 changes; ISA_2h by segmented scan of head slots; drop singletons
 //
@@ -19,15 +20,18 @@ import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
 import { encodeSegmentedSort } from "../primitives/segmented-sort.js";
 import { buildByDoubling, DOUBLING_MAX_LENGTH, step, type DoublingAlgorithm, type RoundState } from "./doubling.js";
+import { encodePackedKeys, planPackedKeys } from "./packed-keys.js";
 
 export const larssonSadakane: DoublingAlgorithm = {
   name: "gpu-ls",
-  initialChars: 7,
-  initialSort(state: RoundState): void {
+  async initialSort(state: RoundState): Promise<number> {
     const { batch, buffers, n } = state;
-    step(state, "init_keys64", n, ["text", "suffixes", "positions", "keyLow", "keyHigh"]);
-    encodeRadixSortPairs64(batch, buffers.keyLow, buffers.keyHigh, buffers.suffixes, n);
+    const plan = await planPackedKeys(batch.ctx, buffers.text, n);
+    encodePackedKeys(batch, plan, "all", n, n, buffers);
+    encodeRadixSortPairs64(batch, buffers.keyLow, buffers.keyHigh, buffers.suffixes, n, { endBit: plan.keyBits });
     encodeHeadFlags(batch, buffers.keyLow, buffers.flags, n, buffers.keyHigh);
+    batch.releaseAfter(plan.code);
+    return plan.chars;
   },
   refine(state: RoundState): void {
     const { batch, buffers, m } = state;

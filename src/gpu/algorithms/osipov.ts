@@ -15,17 +15,18 @@ import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
 import { buildByDoubling, DOUBLING_MAX_LENGTH, step, type DoublingAlgorithm, type RoundState } from "./doubling.js";
 
-/** Bits of the initial key: 4 characters and the length byte below them. */
+/** Characters of the initial sort, and the bits of its key (4 characters, a length byte below). */
+const INITIAL_CHARS = 4;
 const INITIAL_KEY_BITS = 40;
 
 export const osipov: DoublingAlgorithm = {
   name: "gpu-osipov",
-  initialChars: 4,
-  initialSort(state: RoundState): void {
+  async initialSort(state: RoundState): Promise<number> {
     const { batch, buffers, n } = state;
     step(state, "init_keys4", n, ["text", "suffixes", "positions", "keyLow", "keyHigh"]);
     encodeRadixSortPairs64(batch, buffers.keyLow, buffers.keyHigh, buffers.suffixes, n, { endBit: INITIAL_KEY_BITS });
     encodeHeadFlags(batch, buffers.keyLow, buffers.flags, n, buffers.keyHigh);
+    return INITIAL_CHARS;
   },
   refine(state: RoundState): void {
     const { batch, buffers, m, rankBits } = state;

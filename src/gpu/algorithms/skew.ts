@@ -21,15 +21,13 @@ import type { GpuContext } from "../device.js";
 import { GpuBatch, pipeline, readU32, tuned, WORKGROUP_SIZE } from "../kernels.js";
 import { encodeRadixSortPairs, encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
 import { encodeExclusiveScan } from "../primitives/scan.js";
+import { bitsFor } from "./bits.js";
 import { downloadSuffixArray, requireGpu, uploadText } from "./io.js";
 
 /** Outputs each invocation of the merge produces (after one binary search). */
 const MERGE_ITEMS = 8;
 
-/** Bits that hold every value in [0, max]. */
-export function bitsFor(max: number): number {
-  return Math.max(1, 32 - Math.clz32(max));
-}
+export { bitsFor };
 
 /** The sizes of one skew level of a text of length n. */
 export class SkewLevel {

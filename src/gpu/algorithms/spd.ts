@@ -2,8 +2,9 @@
 // prefix-doubling suffix array construction on the GPU", 2016, ../shared/seeds/000, section 4.2),
 // the fastest of that paper:
 //
-//   SA12 <- the mod-1/2 suffixes (and the dummy) sorted by their first 3 characters   [as skew]
-//   prefix doubling over the sample alone, h = 3, 6, 12, ...: each unsorted group is sorted by
+//   SA12 <- the mod-1/2 suffixes (and the dummy) sorted by their first h0 characters: the paper's
+//           3, here as many as a 64-bit key packs (packed-keys.ts), rounded down to a multiple of 3
+//   prefix doubling over the sample alone, h = h0, 2 h0, ...: each unsorted group is sorted by
 //     rank2(p) = ISA[p + h] (p + h has p's residue, so it is in the sample), with a segmented
 //     sort; singleton groups leave the active list each round (compaction)            [as gpu-ls]
 //   rank[p] <- 1 + final slot of p; SA0 sorted by (t[i], rank[i+1]); merge SA0 and SA12  [as skew]
@@ -13,14 +14,16 @@
 // Limits: n <= maxStorageBufferBindingSize / 4 - 3 (536,870,908 on the H100/H200).
 import { registerSorter, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import { GpuBatch } from "../kernels.js";
-import { encodeIota } from "../primitives/helpers.js";
+import { encodeHeadFlags } from "../primitives/helpers.js";
+import { encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
 import { refineGroups, type DoublingBuffers } from "./doubling.js";
-import { downloadSuffixArray } from "./io.js";
+import { downloadSuffixArray, uploadText } from "./io.js";
 import { larssonSadakane } from "./ls.js";
-import { bitsFor, encodeMod0AndMerge, encodeSortSample, prepareSkewBuild, skewStep, SkewLevel, uploadSymbols } from "./skew.js";
+import { encodePackedKeys, planPackedKeys } from "./packed-keys.js";
+import { bitsFor, encodeMod0AndMerge, prepareSkewBuild, skewStep, SkewLevel } from "./skew.js";
 
-/** Characters the sample's first sort compares (one triple). */
-const SAMPLE_CHARS = 3;
+/** The sample's first sort compares a multiple of 3 characters, so that p + h stays in the sample. */
+const wholeTriples = (chars: number) => chars - (chars % 3);
 
 export const gpuSpdSorter: SuffixSorter = {
   name: "gpu-spd",
@@ -41,9 +44,12 @@ export const gpuSpdSorter: SuffixSorter = {
       held.push(buffer);
       return buffer;
     };
-    const t = uploadSymbols(gpu, ctx, level);
+    const bytes = uploadText(gpu, ctx.heap.u8(ctx.textPtr, n));
+    const t = pool.acquire((n + 3) * 4, undefined, "symbols");
     held.push(t);
     try {
+      const plan = await planPackedKeys(gpu, bytes, n, wholeTriples);
+      held.push(plan.code);
       const buffers: DoublingBuffers = {
         text: t,
         isa: take(n + 3, "isa"),
@@ -54,15 +60,17 @@ export const gpuSpdSorter: SuffixSorter = {
         flags: take(level.n02, "flags"),
         aux: take(Math.max(n, level.n02), "aux"),
       };
-      // The sample sorted by triples: suffixes in slot order, flags where the triple changes.
+      // The sample sorted by its first h0 characters: suffixes in slot order, flags where keys change.
       const first = new GpuBatch(gpu, "gpu-spd sample");
-      encodeSortSample(first, level, symbolBits, { t, sa12: buffers.suffixes, keyLow: buffers.keyLow, keyHigh: buffers.flags, aux: buffers.aux });
-      encodeIota(first, buffers.positions, level.n02);
+      skewStep(first, "to_symbols", n + 3, level, 0, { bytes, t });
+      encodePackedKeys(first, plan, "sample", level.n02, n, { ...buffers, text: bytes });
+      encodeRadixSortPairs64(first, buffers.keyLow, buffers.keyHigh, buffers.suffixes, level.n02, { endBit: plan.keyBits });
+      encodeHeadFlags(first, buffers.keyLow, buffers.flags, level.n02, buffers.keyHigh);
       await refineGroups(gpu, first, buffers, {
         name: "gpu-spd",
         textLength: n,
         slots: level.n02,
-        h0: SAMPLE_CHARS,
+        h0: plan.chars,
         refine: larssonSadakane.refine,
         onProgress: ctx.onProgress,
       });
@@ -79,6 +87,7 @@ export const gpuSpdSorter: SuffixSorter = {
     } finally {
       for (const buffer of held) pool.release(buffer);
       pool.afterSubmit();
+      bytes.destroy();
     }
   },
 };

@@ -173,7 +173,7 @@ export async function buildByDoubling(ctx: BuildContext, algorithm: DoublingAlgo
     held.push(buffer);
     return buffer;
   };
-  const text = uploadText(gpu, ctx.heap.u8(ctx.textPtr, n));
+  const text = await uploadText(gpu, ctx.heap.u8(ctx.textPtr, n));
   try {
     const buffers: DoublingBuffers = {
       text,
@@ -194,7 +194,9 @@ export async function buildByDoubling(ctx: BuildContext, algorithm: DoublingAlgo
     const batch = new GpuBatch(gpu, `${algorithm.name} invert`);
     step({ batch, buffers, n, m: n, h: 0, rankBits }, "invert", n, ["isa", "aux"]);
     batch.submit();
+    const downloadStart = performance.now();
     await downloadSuffixArray(gpu, buffers.aux, ctx.heap.u32(ctx.saPtr, n));
+    if (process.env.SUFSORT_GPU_PROFILE) process.stderr.write(`${algorithm.name} invert + download: ${(performance.now() - downloadStart).toFixed(1)} ms\n`);
   } finally {
     for (const buffer of held) pool.release(buffer);
     pool.afterSubmit();

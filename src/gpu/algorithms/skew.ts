@@ -156,8 +156,8 @@ export function maxSkewLength(gpu: GpuContext): number {
 }
 
 /** Uploads the text of ctx and converts it to symbols (byte + 1) followed by three 0s. */
-export function uploadSymbols(gpu: GpuContext, ctx: BuildContext, level: SkewLevel): GPUBuffer {
-  const bytes = uploadText(gpu, ctx.heap.u8(ctx.textPtr, ctx.n));
+export async function uploadSymbols(gpu: GpuContext, ctx: BuildContext, level: SkewLevel): Promise<GPUBuffer> {
+  const bytes = await uploadText(gpu, ctx.heap.u8(ctx.textPtr, ctx.n));
   const t = gpu.pool.acquire((ctx.n + 3) * 4, undefined, "symbols");
   const batch = new GpuBatch(gpu, "symbols");
   skewStep(batch, "to_symbols", ctx.n + 3, level, 0, { bytes, t });
@@ -187,7 +187,7 @@ export const gpuSkewSorter: SuffixSorter = {
   async build(ctx: BuildContext): Promise<void> {
     const gpu = prepareSkewBuild(ctx, "gpu-skew");
     if (!gpu) return;
-    const t = uploadSymbols(gpu, ctx, new SkewLevel(ctx.n));
+    const t = await uploadSymbols(gpu, ctx, new SkewLevel(ctx.n));
     let sa: GPUBuffer | undefined;
     try {
       sa = await skewSort(gpu, t, ctx.n, bitsFor(256));

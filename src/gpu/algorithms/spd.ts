@@ -44,7 +44,7 @@ export const gpuSpdSorter: SuffixSorter = {
       held.push(buffer);
       return buffer;
     };
-    const bytes = uploadText(gpu, ctx.heap.u8(ctx.textPtr, n));
+    const bytes = await uploadText(gpu, ctx.heap.u8(ctx.textPtr, n));
     const t = pool.acquire((n + 3) * 4, undefined, "symbols");
     held.push(t);
     try {

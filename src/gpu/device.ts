@@ -21,6 +21,10 @@ const WANTED_STORAGE_BUFFERS = 10;
 
 let globalsInstalled = false;
 
+/** Longest wait for submitted GPU work before it is reported as stuck (a kernel that never ends
+ * would otherwise hang the process: no watchdog ends compute work on a headless GPU). */
+const GPU_WAIT_LIMIT_MS = 1000 * Number(process.env.SUFSORT_GPU_WAIT_S ?? 600);
+
 /**
  * One Dawn instance per backend, shared by the contexts open on it and dropped with the last one:
  * creating and collecting several instances in one process crashed Dawn at exit (seen on the H200).
@@ -98,9 +102,18 @@ export class GpuContext {
 
   /** Awaits `work` unless the device is lost first; then checks for errors. */
   async race<T>(work: Promise<T>): Promise<T> {
-    const value = await Promise.race([work, this.lost]);
-    this.check();
-    return value;
+    let timer: NodeJS.Timeout | undefined;
+    const stuck = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(failure(`GPU work did not finish within ${GPU_WAIT_LIMIT_MS / 1000} s (SUFSORT_GPU_WAIT_S)`)), GPU_WAIT_LIMIT_MS);
+      timer.unref();
+    });
+    try {
+      const value = await Promise.race([work, this.lost, stuck]);
+      this.check();
+      return value;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Waits until every submitted command has finished (or the device is lost). */

@@ -4,7 +4,7 @@ import { GpuBatch, WORKGROUP_SIZE } from "../../src/gpu/kernels.js";
 import { encodeMerge } from "../../src/gpu/primitives/merge.js";
 import { expectEqualArrays, gpuIt, iotaArray, makeKeys, type KeyKind } from "./support.js";
 
-const TILE = WORKGROUP_SIZE * 8;
+const TILE = WORKGROUP_SIZE * 4;
 
 function sortedKeys(n: number, kind: KeyKind, seed: number): Uint32Array {
   return makeKeys(n, kind === "reverse" ? "sorted" : kind, seed).sort();

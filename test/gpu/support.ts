@@ -9,6 +9,11 @@ import { rng } from "../support/inputs.js";
 
 let context: GpuContext | null = null;
 
+/** The file's context (null without an adapter); tests that must see uncaptured errors use it directly. */
+export function sharedGpu(): GpuContext | null {
+  return context;
+}
+
 export function testGpuMode(): GpuMode {
   const mode = process.env.SUFSORT_GPU ?? "software";
   return mode === "hardware" || mode === "auto" ? mode : "software";

@@ -1,11 +1,11 @@
 // Stable merge of two sorted runs of (u32 key, u32 value) pairs by merge path: wgsl/merge.wgsl.
 import { checkBinding, type GpuBatch, pipeline, sharedBytes, tuned, WORKGROUP_SIZE } from "../kernels.js";
 
-/** Outputs per invocation (a tile is WORKGROUP_SIZE * items outputs). 16 ran at half the speed of
- * 8 on an H200 (fewer workgroups per multiprocessor); a tuned value that does not fit the device's
- * shared memory falls back to 8. */
-export const MERGE_ITEMS = 8;
-export const MERGE_ITEMS_SMALL = 8;
+/** Outputs per invocation (a tile is WORKGROUP_SIZE * items outputs). On an H200 at 2^27 pairs,
+ * 4 items ran at 66% of the streaming bandwidth, 8 at 53%, 16 at 21%: short serial merges and many
+ * small tiles hide latency best. A tuned value that does not fit shared memory falls back to 4. */
+export const MERGE_ITEMS = 4;
+export const MERGE_ITEMS_SMALL = 4;
 
 function mergeItems(ctx: GpuBatch["ctx"]): number {
   const items = tuned("merge.items", MERGE_ITEMS);

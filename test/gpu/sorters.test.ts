@@ -96,3 +96,19 @@ for (const sorter of SORTERS) {
     );
   });
 }
+
+describe("GPU length limits", () => {
+  gpuIt("inputs beyond one pooled binding are refused with a clear error", async (gpu) => {
+    const { maxPooledLength } = await import("../../src/gpu/algorithms/io.js");
+    const { sizeClass } = await import("../../src/gpu/buffers.js");
+    const most = maxPooledLength(gpu, 3);
+    expect(sizeClass(4 * (most + 3))).toBeLessThanOrEqual(gpu.maxBindingBytes);
+    expect(sizeClass(4 * (most + 4))).toBeGreaterThan(gpu.maxBindingBytes);
+    // A fake heap view is enough: the length check runs before anything is read.
+    const n = maxPooledLength(gpu) + 1; // over the limit of every sorter (skew's is 3 lower)
+    for (const sorter of SORTERS) {
+      const ctx = { heap: null as never, kernels: null as never, textPtr: 0, n, saPtr: 0, threads: 1, gpu };
+      await expect(sorter.build(ctx)).rejects.toThrow(/accepts at most/);
+    }
+  });
+});

@@ -13,16 +13,17 @@
 //     h <- 2h
 //   SA[ISA[i]] <- i
 //
-// Limits: n <= maxDoublingLength(ctx) = maxStorageBufferBindingSize / 4 (every per-suffix array is
-// one u32 binding): 536,870,911 on the H100/H200. GPU memory is about 49 bytes per input byte at
-// peak (text, ISA, two active lists of suffixes and slots, keys, flags, and the sort's scratch).
+// Limits: n <= maxDoublingLength(gpu) (every per-suffix array is one u32 binding of a pooled buffer,
+// whose size class must fit maxStorageBufferBindingSize): 469,762,048 on the H100/H200. GPU memory
+// peaks at 57-100 bytes per input byte (text, ISA, two active lists of suffixes and slots, keys,
+// flags, the sorts' scratch, pool size classes; bench/results/gpu-sorters.md).
 import type { BuildContext } from "../../engine/registry.js";
 import { failure } from "../../errors.js";
 import type { GpuContext } from "../device.js";
 import { GpuBatch, pipeline, readU32, WORKGROUP_SIZE } from "../kernels.js";
 import { encodeCompact } from "../primitives/compact.js";
 import { encodeExclusiveScan } from "../primitives/scan.js";
-import { downloadSuffixArray, requireGpu, uploadText } from "./io.js";
+import { downloadSuffixArray, maxPooledLength, requireGpu, uploadText } from "./io.js";
 
 /** The buffers of one doubling build; per-suffix arrays hold n u32 each. */
 export interface DoublingBuffers {
@@ -61,9 +62,9 @@ export interface DoublingAlgorithm {
   refine(state: RoundState): void;
 }
 
-/** Largest n a doubling sorter can take on this device. */
+/** Largest n a doubling sorter can take on this device (every per-suffix array is one binding). */
 export function maxDoublingLength(gpu: GpuContext): number {
-  return Math.min(Math.floor(gpu.maxBindingBytes / 4), 2 ** 31 - 1);
+  return maxPooledLength(gpu);
 }
 
 /** Enough for any device (the real limit is checked against the device in build). */

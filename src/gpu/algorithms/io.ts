@@ -9,7 +9,7 @@
 // same time on one device) uses a fresh buffer instead.
 import type { BuildContext } from "../../engine/registry.js";
 import { failure } from "../../errors.js";
-import { STORAGE_USAGE } from "../buffers.js";
+import { sizeClass, STORAGE_USAGE } from "../buffers.js";
 import type { GpuContext } from "../device.js";
 
 const MAP_READ = 0x1;
@@ -37,6 +37,24 @@ export function requireGpu(ctx: BuildContext, algorithm: string): GpuContext {
   if (gpu === undefined) throw failure(`algorithm ${algorithm} runs on the GPU, but no GPU device was given (BuildContext.gpu)`);
   if (gpu.closed) throw failure(`algorithm ${algorithm}: the GPU device was released or lost`);
   return gpu;
+}
+
+/**
+ * Largest n for which a pooled buffer of n + extra u32 can be bound whole: the pool rounds sizes up
+ * to a size class (1/8 steps of a power of two), and primitives bind whole buffers, so the class,
+ * not the request, must fit maxStorageBufferBindingSize (2^31 - 4 on the H100/H200: n + extra <=
+ * 469,762,048, the 1.75 GiB class).
+ */
+export function maxPooledLength(gpu: GpuContext, extra = 0): number {
+  const fits = (n: number) => sizeClass(4 * (n + extra)) <= gpu.maxBindingBytes;
+  let lo = 0;
+  let hi = Math.min(Math.floor(gpu.maxBindingBytes / 4), 2 ** 31 - 1);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 /** A storage buffer (destroy it when done) with the text packed 4 bytes per u32, zero-padded. */

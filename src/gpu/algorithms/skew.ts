@@ -12,8 +12,8 @@
 //         (t[i], t[i+1], rank[i+2]) with a mod-2 one)
 //
 // The host reads back one number per level (the last name) to choose between recursion and ranks.
-// Limits: n <= maxStorageBufferBindingSize / 4 - 3 (536,870,908 on the H100/H200); GPU memory at
-// the top level about 45 bytes per input byte (u32 text, ranks, SA0/SA12, keys, sort scratch).
+// Limits: n <= maxSkewLength(gpu) (n + 3 u32 in one pooled binding: 469,762,045 on the H100/H200); at
+// the top level GPU memory peaks near 60-80 bytes per input byte (bench/results/gpu-sorters.md).
 import type { BuildContext } from "../../engine/registry.js";
 import { failure } from "../../errors.js";
 import { registerSorter, type SuffixSorter } from "../../engine/registry.js";
@@ -22,7 +22,7 @@ import { GpuBatch, pipeline, readU32, tuned, WORKGROUP_SIZE } from "../kernels.j
 import { encodeRadixSortPairs, encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
 import { encodeExclusiveScan } from "../primitives/scan.js";
 import { bitsFor } from "./bits.js";
-import { downloadSuffixArray, requireGpu, uploadText } from "./io.js";
+import { downloadSuffixArray, maxPooledLength, requireGpu, uploadText } from "./io.js";
 
 /** Outputs each invocation of the merge produces (after one binary search). */
 const MERGE_ITEMS = 8;
@@ -152,7 +152,7 @@ async function skewSort(gpu: GpuContext, t: GPUBuffer, n: number, symbolBits: nu
 
 /** Largest n the skew sorters take on this device (t and rank hold n + 3 u32 in one binding). */
 export function maxSkewLength(gpu: GpuContext): number {
-  return Math.min(Math.floor(gpu.maxBindingBytes / 4) - 3, 2 ** 31 - 1);
+  return maxPooledLength(gpu, 3);
 }
 
 /** Uploads the text of ctx and converts it to symbols (byte + 1) followed by three 0s. */

@@ -11,7 +11,7 @@
 //
 // The paper sorts (ISA[SA[i] + h], ISA[SA[i] + 2h]) pairs in one segmented sort per round; this
 // sorts by one key per round (Larsson-Sadakane), which doubles h per round as well.
-// Limits: n <= maxStorageBufferBindingSize / 4 - 3 (536,870,908 on the H100/H200).
+// Limits: n <= maxSkewLength(gpu) (469,762,045 on the H100/H200).
 import { registerSorter, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import { GpuBatch } from "../kernels.js";
 import { encodeHeadFlags } from "../primitives/helpers.js";

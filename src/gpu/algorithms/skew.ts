@@ -24,8 +24,10 @@ import { encodeExclusiveScan } from "../primitives/scan.js";
 import { bitsFor } from "./bits.js";
 import { downloadSuffixArray, maxPooledLength, requireGpu, uploadText } from "./io.js";
 
-/** Outputs each invocation of the merge produces (after one binary search). */
-const MERGE_ITEMS = 8;
+/** Outputs each invocation of the merge produces (after one binary search); "skew.mergeItems"
+ * overrides it. 32 beat 8 on the H200: fewer searches, each a chain of random reads (merge and
+ * mod-0 sort of 128 MiB DNA 86 -> 64 ms in gpu-spd). */
+const MERGE_ITEMS = 32;
 
 export { bitsFor };
 
@@ -62,10 +64,11 @@ export interface SkewBuffers {
 /** Dispatches one entry of wgsl/sa_skew.wgsl over `count` elements. */
 export function skewStep(batch: GpuBatch, entry: string, count: number, level: SkewLevel, bits: number, use: SkewBuffers, extra: { nb?: number } = {}): void {
   const order: (keyof SkewBuffers)[] = ["bytes", "t", "rank", "sa12", "keyLow", "keyHigh", "aux", "sa0"];
-  const pipe = pipeline(batch.ctx, { file: "sa_skew.wgsl", entry, constants: { ITEMS: MERGE_ITEMS } });
+  const items = tuned("skew.mergeItems", MERGE_ITEMS);
+  const pipe = pipeline(batch.ctx, { file: "sa_skew.wgsl", entry, constants: { ITEMS: items } });
   const params = [count, level.n, level.n0, bits, level.skip, extra.nb ?? 0, 0, 0];
   // the merge covers na + nb outputs, ITEMS per invocation; reduced_text also writes 3 pads
-  const threads = entry === "merge" ? Math.ceil((count + (extra.nb ?? 0)) / MERGE_ITEMS) : entry === "reduced_text" ? count + 3 : count;
+  const threads = entry === "merge" ? Math.ceil((count + (extra.nb ?? 0)) / items) : entry === "reduced_text" ? count + 3 : count;
   batch.dispatch(pipe, params, order.map((name) => use[name]), Math.ceil(threads / WORKGROUP_SIZE));
 }
 
@@ -117,6 +120,8 @@ async function skewSort(gpu: GpuContext, t: GPUBuffer, n: number, symbolBits: nu
   const keyHigh = take(level.n02 + 3, "key high");
   const sa0 = take(level.n0, "sa0");
   const aux = take(Math.max(n, level.n02), "aux");
+  const started = performance.now();
+  const profile = process.env.SUFSORT_GPU_PROFILE ? (what: string) => process.stderr.write(`gpu-skew n=${n} ${what}: ${(performance.now() - started).toFixed(1)} ms\n`) : undefined;
   try {
     // Sort the sample by its triples and name them.
     let batch = new GpuBatch(gpu, `gpu-skew n=${n} sample`);
@@ -124,6 +129,7 @@ async function skewSort(gpu: GpuContext, t: GPUBuffer, n: number, symbolBits: nu
     encodeSortSample(batch, level, symbolBits, { t, sa12, keyLow, keyHigh, aux });
     batch.submit();
     const names = (await readU32(gpu, aux, 1, level.n02 - 1))[0];
+    profile?.(`sample sorted, ${names} names for ${level.n02}`);
 
     batch = new GpuBatch(gpu, `gpu-skew n=${n} ranks`);
     if (names === level.n02) {
@@ -141,6 +147,10 @@ async function skewSort(gpu: GpuContext, t: GPUBuffer, n: number, symbolBits: nu
     }
     encodeMod0AndMerge(batch, level, symbolBits, { t, rank, sa12, keyLow, keyHigh, aux, sa0 });
     batch.submit();
+    if (profile) {
+      await gpu.finish();
+      profile("mod 0 sorted and merged");
+    }
     return aux;
   } catch (error) {
     pool.release(aux);

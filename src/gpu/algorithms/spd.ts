@@ -83,6 +83,11 @@ export const gpuSpdSorter: SuffixSorter = {
       skewStep(batch, "sample_from_isa", level.n02, level, 0, { rank, sa12, aux: buffers.isa });
       encodeMod0AndMerge(batch, level, symbolBits, { t, rank, sa12, keyLow: buffers.keyLow, keyHigh: buffers.keyHigh, aux: buffers.aux, sa0 });
       batch.submit();
+      if (process.env.SUFSORT_GPU_PROFILE) {
+        const start = performance.now();
+        await gpu.finish();
+        process.stderr.write(`gpu-spd mod 0 sort and merge: ${(performance.now() - start).toFixed(1)} ms after the last round\n`);
+      }
       await downloadSuffixArray(gpu, buffers.aux, ctx.heap.u32(ctx.saPtr, n));
     } finally {
       for (const buffer of held) pool.release(buffer);

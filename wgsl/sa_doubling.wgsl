@@ -26,6 +26,10 @@ struct Params {
 @group(0) @binding(6) var<storage, read_write> key_high: array<u32>;
 @group(0) @binding(7) var<storage, read_write> flags: array<u32>;
 @group(0) @binding(8) var<storage, read_write> aux: array<u32>;
+@group(0) @binding(9) var<storage, read_write> group_end: array<u32>;
+@group(0) @binding(10) var<storage, read_write> counters: array<atomic<u32>>;
+@group(0) @binding(11) var<storage, read_write> large_index: array<u32>;
+@group(0) @binding(12) var<storage, read> scan: array<u32>;
 
 fn element(lid: u32, wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return flat_group(wid, nwg) * WG + lid;
@@ -86,7 +90,9 @@ fn packed_keys(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
   key_high[k] = head >> (32u - b);
 }
 
-// LS's key: rank2 alone, sorted within groups; flags[k] = 1 at each group's first slot.
+// LS's key: rank2 alone, sorted within groups; flags[k] = 1 at each group's first slot;
+// key_high[k] = 1 in groups larger than LARGE_GROUP (they are radix-sorted apart); aux[k] = the
+// heads for the segmented sort, where each member of a large group stands alone.
 @compute @workgroup_size(WG)
 fn group_keys(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let k = element(lid, wid, nwg);
@@ -94,8 +100,39 @@ fn group_keys(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) 
     return;
   }
   let s = suffixes[k];
+  let head = isa[s];
+  let is_head = head == positions[k];
+  let large = group_end[head] - head > LARGE_GROUP;
   key_low[k] = rank2(s);
-  flags[k] = select(0u, 1u, isa[s] == positions[k]);
+  flags[k] = select(0u, 1u, is_head);
+  key_high[k] = select(0u, 1u, large);
+  aux[k] = select(0u, 1u, is_head || large);
+}
+
+// Members of large groups, in order (scan = exclusive count of key_high): large_index[j] = their
+// index in the active list, aux[j] = the suffix.
+@compute @workgroup_size(WG)
+fn large_extract(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let k = element(lid, wid, nwg);
+  if (k >= params.m || key_high[k] == 0u) {
+    return;
+  }
+  let j = scan[k];
+  large_index[j] = k;
+  aux[j] = suffixes[k];
+}
+
+// Back into the active list after their sort by (head, rank2): aux = the sorted suffixes, scan =
+// the low words of their packed keys, whose low rank_bits are rank2.
+@compute @workgroup_size(WG)
+fn large_return(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let j = element(lid, wid, nwg);
+  if (j >= params.m) {
+    return;
+  }
+  let k = large_index[j];
+  suffixes[k] = aux[j];
+  key_low[k] = scan[j] & ((1u << params.rank_bits) - 1u);
 }
 
 // After the groups were sorted by key: a new group also starts where the key changes.
@@ -121,16 +158,25 @@ fn head_slots(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) 
 }
 
 // isa[suffixes[k]] = its new group's head slot (key_low holds the spread head slots); key_high[k]
-// = 1 where the entry stays active (its group has >= 2 members), else 0.
+// = 1 where the entry stays active (its group has >= 2 members), else 0. The last member of each
+// group records the group's end at its head slot and counts large groups' members in counters[1].
 @compute @workgroup_size(WG)
 fn update_ranks(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let k = element(lid, wid, nwg);
   if (k >= params.m) {
     return;
   }
-  isa[suffixes[k]] = key_low[k];
+  let head = key_low[k];
+  isa[suffixes[k]] = head;
   let next_is_head = k + 1u == params.m || flags[k + 1u] != 0u;
   key_high[k] = select(1u, 0u, flags[k] != 0u && next_is_head);
+  if (next_is_head) {
+    let end = positions[k] + 1u;
+    group_end[head] = end;
+    if (end - head > LARGE_GROUP) {
+      atomicAdd(&counters[1], end - head);
+    }
+  }
 }
 
 // SA[isa[i]] = i once every group is a singleton (aux is the SA).

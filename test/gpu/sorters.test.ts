@@ -73,6 +73,18 @@ for (const sorter of SORTERS) {
       }
     });
 
+    if (sorter.name === "gpu-ls" || sorter.name === "gpu-spd") {
+      gpuIt("large groups radix-sorted apart (threshold lowered to 8)", async (gpu) => {
+        process.env.SUFSORT_GPU_TUNE = "ls.largeGroup=8";
+        try {
+          for (const [name, text] of hardFamilies(3000, 4)) await expectLikeSais(gpu, sorter, text, name);
+          await expectLikeSais(gpu, sorter, randomText(20000, 2, 6), "random sigma 2");
+        } finally {
+          delete process.env.SUFSORT_GPU_TUNE;
+        }
+      });
+    }
+
     if (sorter.name === "gpu-skew") {
       gpuIt("wide symbols: triples sorted in two passes", async (gpu) => {
         process.env.SUFSORT_GPU_TUNE = "skew.tripleBits=8";

@@ -20,7 +20,7 @@
 import type { BuildContext } from "../../engine/registry.js";
 import { failure } from "../../errors.js";
 import type { GpuContext } from "../device.js";
-import { GpuBatch, pipeline, readU32, WORKGROUP_SIZE } from "../kernels.js";
+import { GpuBatch, pipeline, readU32, tuned, WORKGROUP_SIZE } from "../kernels.js";
 import { encodeCompact } from "../primitives/compact.js";
 import { encodeExclusiveScan } from "../primitives/scan.js";
 import { downloadSuffixArray, maxPooledLength, requireGpu, uploadText } from "./io.js";
@@ -38,6 +38,16 @@ export interface DoublingBuffers {
   /** 1 at the first slot of each group in the active list. */
   flags: GPUBuffer;
   aux: GPUBuffer;
+  /** groupEnd[head slot] = one past the group's last slot (written for every group each round). */
+  groupEnd: GPUBuffer;
+}
+
+/** Buffers a step may bind besides DoublingBuffers. */
+export interface ExtraBindings {
+  /** u32 counters: [0] entries kept by the last compaction, [1] members of large groups. */
+  counters?: GPUBuffer;
+  largeIndex?: GPUBuffer;
+  scan?: GPUBuffer;
 }
 
 /** One step's view of the state: the active list has m entries; rank2 looks h characters ahead. */
@@ -49,7 +59,13 @@ export interface RoundState {
   h: number;
   /** Bits that hold any rank (head slot < n) or rank2 (<= n). */
   rankBits: number;
+  /** Suffixes in groups larger than LARGE_GROUP (counted by the previous split). */
+  large: number;
 }
+
+/** Groups larger than this are "large" (Wang et al. 2014, R2 = 65536): gpu-ls radix-sorts them.
+ * "ls.largeGroup" overrides it (tests use a small value to reach that path on small inputs). */
+export const LARGE_GROUP = 65536;
 
 export interface DoublingAlgorithm {
   name: string;
@@ -70,24 +86,38 @@ export function maxDoublingLength(gpu: GpuContext): number {
 /** Enough for any device (the real limit is checked against the device in build). */
 export const DOUBLING_MAX_LENGTH = 2 ** 31 - 1;
 
-/** Dispatches one entry of wgsl/sa_doubling.wgsl over `count` elements with the named buffers. */
-export function step(state: RoundState, entry: string, count: number, use: (keyof DoublingBuffers)[]): void {
-  const order: (keyof DoublingBuffers)[] = ["text", "isa", "suffixes", "positions", "keyLow", "keyHigh", "flags", "aux"];
-  const bindings = order.map((name) => (use.includes(name) ? state.buffers[name] : undefined));
-  const pipe = pipeline(state.batch.ctx, { file: "sa_doubling.wgsl", entry });
+/**
+ * Dispatches one entry of wgsl/sa_doubling.wgsl over `count` elements with the named buffers;
+ * `swap` binds other buffers in the named slots.
+ */
+export function step(
+  state: RoundState,
+  entry: string,
+  count: number,
+  use: (keyof DoublingBuffers | keyof ExtraBindings)[],
+  swap: Partial<DoublingBuffers> & ExtraBindings = {},
+): void {
+  const order: (keyof DoublingBuffers | keyof ExtraBindings)[] = [
+    "text", "isa", "suffixes", "positions", "keyLow", "keyHigh", "flags", "aux", "groupEnd", "counters", "largeIndex", "scan",
+  ];
+  const all: Partial<DoublingBuffers> & ExtraBindings = { ...state.buffers, ...swap };
+  const bindings = order.map((name) => (use.includes(name) ? all[name] : undefined));
+  const pipe = pipeline(state.batch.ctx, { file: "sa_doubling.wgsl", entry, constants: { LARGE_GROUP: tuned("ls.largeGroup", LARGE_GROUP) } });
   state.batch.dispatch(pipe, [count, state.h, state.n, state.rankBits], bindings, Math.ceil(count / WORKGROUP_SIZE));
 }
 
 /**
  * After a sort of the active list (flags at every group start): each suffix's rank becomes its
  * group's first slot (segmented sum of head slots, Wang et al. 4.3 step 2), singletons leave the
- * active list, and the survivors' suffixes and slots go to the other list; `count` gets their number.
+ * active list, and the survivors' suffixes and slots go to the other list; counters[0] gets their
+ * number, counters[1] the number in groups larger than LARGE_GROUP.
  */
 function encodeSplitGroups(state: RoundState, next: { suffixes: GPUBuffer; positions: GPUBuffer }, count: GPUBuffer): void {
   const { batch, buffers, m } = state;
   step(state, "head_slots", m, ["positions", "flags", "aux"]);
   encodeExclusiveScan(batch, buffers.aux, buffers.keyLow, m, { heads: buffers.flags, inclusive: true });
-  step(state, "update_ranks", m, ["isa", "suffixes", "keyLow", "keyHigh", "flags"]);
+  batch.clear(count, 4, 4);
+  step(state, "update_ranks", m, ["isa", "suffixes", "positions", "keyLow", "keyHigh", "flags", "groupEnd", "counters"], { counters: count });
   encodeCompact(batch, buffers.suffixes, buffers.keyHigh, next.suffixes, count, m);
   encodeCompact(batch, buffers.positions, buffers.keyHigh, next.positions, count, m);
 }
@@ -117,7 +147,7 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
     suffixes: pool.acquire(job.slots * 4, undefined, `${job.name} suffixes'`),
     positions: pool.acquire(job.slots * 4, undefined, `${job.name} positions'`),
   };
-  const count = pool.acquire(4, undefined, `${job.name} count`);
+  const count = pool.acquire(8, undefined, `${job.name} counters`);
   const own = [spare.suffixes, spare.positions, count]; // the swaps below trade them with the caller's
   const rankBits = 32 - Math.clz32(job.slots);
   const n = job.textLength;
@@ -125,10 +155,10 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
   const started = performance.now();
   try {
     // Rank by group head, keep the unsorted groups.
-    let state: RoundState = { batch: first, buffers, n, m: job.slots, h: job.h0, rankBits };
+    let state: RoundState = { batch: first, buffers, n, m: job.slots, h: job.h0, rankBits, large: 0 };
     encodeSplitGroups(state, spare, count);
     first.submit();
-    let m = (await readU32(gpu, count, 1))[0];
+    let [m, large] = await readU32(gpu, count, 2);
     let h = job.h0;
     profile?.(`initial sort by ${h} characters, ${m} of ${job.slots} unsorted`);
 
@@ -141,13 +171,13 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
       if (h >= n) throw failure(`${job.name}: ${m} suffixes still unsorted after h = ${h} (internal error)`);
       [buffers.suffixes, spare.suffixes] = [spare.suffixes, buffers.suffixes];
       [buffers.positions, spare.positions] = [spare.positions, buffers.positions];
-      state = { batch: new GpuBatch(gpu, `${job.name} h=${h}`), buffers, n, m, h, rankBits };
+      state = { batch: new GpuBatch(gpu, `${job.name} h=${h}`), buffers, n, m, h, rankBits, large };
       job.refine(state);
       encodeSplitGroups(state, spare, count);
       state.batch.submit();
       const active = m;
-      m = (await readU32(gpu, count, 1))[0];
-      profile?.(`round h=${h}: ${active} active, ${m} left`);
+      [m, large] = await readU32(gpu, count, 2);
+      profile?.(`round h=${h}: ${active} active (${state.large} in large groups), ${m} left`);
       h *= 2;
       job.onProgress?.(1 - m / job.slots);
     }
@@ -185,15 +215,16 @@ export async function buildByDoubling(ctx: BuildContext, algorithm: DoublingAlgo
       keyHigh: take("key high"),
       flags: take("flags"),
       aux: take("aux"),
+      groupEnd: take("group end"),
     };
     const rankBits = 32 - Math.clz32(n);
     const first = new GpuBatch(gpu, `${algorithm.name} h0`);
-    const h0 = await algorithm.initialSort({ batch: first, buffers, n, m: n, h: 0, rankBits });
+    const h0 = await algorithm.initialSort({ batch: first, buffers, n, m: n, h: 0, rankBits, large: 0 });
     const job = { name: algorithm.name, textLength: n, slots: n, h0, refine: algorithm.refine, onProgress: ctx.onProgress };
     await refineGroups(gpu, first, buffers, job);
 
     const batch = new GpuBatch(gpu, `${algorithm.name} invert`);
-    step({ batch, buffers, n, m: n, h: 0, rankBits }, "invert", n, ["isa", "aux"]);
+    step({ batch, buffers, n, m: n, h: 0, rankBits, large: 0 }, "invert", n, ["isa", "aux"]);
     batch.submit();
     const downloadStart = performance.now();
     await downloadSuffixArray(gpu, buffers.aux, ctx.heap.u32(ctx.saPtr, n));

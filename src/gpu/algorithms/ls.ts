@@ -10,14 +10,17 @@
 //     split groups where rank2 changes; ISA_2h by segmented scan of head slots; drop singletons
 //
 // The paper sorts small groups by a bitonic sort in workgroup memory, medium ones by segmented merge
-// sort, and large ones by radix sort each. Here one segmented sort (src/gpu/primitives/
-// segmented-sort.ts, a moderngpu-style segsort) serves all three: its block sort orders every
-// group that lies within one tile of 2048 pairs in workgroup memory, and its merge passes touch
-// only tiles that a group crosses, so small groups cost one pass and large ones log2(size / tile).
+// sort, and large ones (> R2 = 65536 members) by radix sort each. Here small and medium groups go to
+// one segmented sort (src/gpu/primitives/segmented-sort.ts, a moderngpu-style segsort): its block
+// sort orders every group that lies within one tile in workgroup memory, and its merge passes touch
+// only tiles that a group crosses. Large groups (LARGE_GROUP, counted by the previous round's split
+// at no extra readback) are taken out, radix-sorted all together by (group head, rank2) as in
+// gpu-osipov, and put back (sortLargeGroups); in the segmented sort their members stand alone.
 // Frame, invariants and limits: doubling.ts (n <= maxStorageBufferBindingSize / 4).
 import { registerSorter, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
+import { encodeExclusiveScan } from "../primitives/scan.js";
 import { encodeSegmentedSort } from "../primitives/segmented-sort.js";
 import { buildByDoubling, DOUBLING_MAX_LENGTH, step, type DoublingAlgorithm, type RoundState } from "./doubling.js";
 import { encodePackedKeys, planPackedKeys } from "./packed-keys.js";
@@ -34,12 +37,35 @@ export const larssonSadakane: DoublingAlgorithm = {
     return plan.chars;
   },
   refine(state: RoundState): void {
-    const { batch, buffers, m } = state;
-    step(state, "group_keys", m, ["isa", "suffixes", "positions", "keyLow", "flags"]);
-    encodeSegmentedSort(batch, buffers.keyLow, buffers.suffixes, buffers.flags, m);
+    const { batch, buffers, m, large } = state;
+    // key = rank2; flags = group starts; aux = segment heads (large groups' members stand alone)
+    step(state, "group_keys", m, ["isa", "suffixes", "positions", "keyLow", "keyHigh", "flags", "aux", "groupEnd"]);
+    // small and medium groups: one segmented sort (block sort in workgroup memory, merges across tiles)
+    encodeSegmentedSort(batch, buffers.keyLow, buffers.suffixes, buffers.aux, m);
+    if (large > 0) sortLargeGroups(state);
     step(state, "split_flags", m, ["keyLow", "flags"]);
   },
 };
+
+/**
+ * Large groups (> LARGE_GROUP members, counted by the last split): their members are extracted in
+ * order, radix-sorted together by (group head, rank2), which keeps each group within its own range,
+ * and written back to the same indices with their rank2 keys.
+ */
+function sortLargeGroups(state: RoundState): void {
+  const { batch, m, large, rankBits } = state;
+  const scan = batch.scratch(m * 4);
+  const largeIndex = batch.scratch(large * 4);
+  const largeSuffixes = batch.scratch(large * 4);
+  const largeKeyLow = batch.scratch(large * 4);
+  const largeKeyHigh = batch.scratch(large * 4);
+  encodeExclusiveScan(batch, state.buffers.keyHigh, scan, m, { countNonzero: true });
+  step(state, "large_extract", m, ["suffixes", "keyHigh", "aux", "largeIndex", "scan"], { aux: largeSuffixes, largeIndex, scan });
+  const sub: RoundState = { ...state, m: large };
+  step(sub, "packed_keys", large, ["isa", "suffixes", "keyLow", "keyHigh"], { suffixes: largeSuffixes, keyLow: largeKeyLow, keyHigh: largeKeyHigh });
+  encodeRadixSortPairs64(batch, largeKeyLow, largeKeyHigh, largeSuffixes, large, { endBit: 2 * rankBits });
+  step(sub, "large_return", large, ["suffixes", "keyLow", "aux", "largeIndex", "scan"], { aux: largeSuffixes, largeIndex, scan: largeKeyLow });
+}
 
 export const gpuLsSorter: SuffixSorter = {
   name: "gpu-ls",

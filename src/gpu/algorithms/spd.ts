@@ -59,6 +59,7 @@ export const gpuSpdSorter: SuffixSorter = {
         keyHigh: take(level.n02 + 3, "key high"),
         flags: take(level.n02, "flags"),
         aux: take(Math.max(n, level.n02), "aux"),
+        groupEnd: take(level.n02, "group end"),
       };
       // The sample sorted by its first h0 characters: suffixes in slot order, flags where keys change.
       const first = new GpuBatch(gpu, "gpu-spd sample");

@@ -1,4 +1,4 @@
-// Steps of GPU prefix doubling (src/gpu/algorithms/doubling.ts, used by gpu-osipov and gpu-ls).
+// Steps of GPU prefix doubling (src/gpu/algorithms/doubling.ts: gpu-osipov, gpu-ls, gpu-spd).
 //
 // Vocabulary. The active list holds the suffixes of unsorted groups (groups of >= 2 suffixes that
 // share their first h characters), in SA order of their groups: suffixes[k] is a suffix and
@@ -6,9 +6,10 @@
 // s: the SA position of the first slot of its group ("rank by group head", Wang et al. 2014, 4.1).
 // The key that refines a group at step h is rank2(s) = isa[s + h] + 1, or 0 past the text's end.
 //
-// Initial keys pack the first c bytes, most significant first, and below them min(n - s, c + 1):
-// equal keys mean equal first c characters and both suffixes longer than c, so the text's end
-// sorts before every character (NUL too) and suffixes shorter than c + 1 end up alone.
+// Osipov's initial key packs the first 4 bytes, most significant first, and below them
+// min(n - s, 5): equal keys mean equal first 4 characters and both suffixes longer than that, so the
+// text's end sorts before every character (NUL too). gpu-ls and gpu-spd pack more characters the
+// same way (wgsl/sa_packed.wgsl).
 
 struct Params {
   m: u32,        // active entries (or text length for per-suffix entries)
@@ -48,19 +49,6 @@ fn rank2(s: u32) -> u32 {
     return 0u;
   }
   return isa[s + params.h] + 1u;
-}
-
-// LS's initial key: suffixes[i] = i, positions[i] = i, key = (7 bytes, min(n - i, 8)) as (high, low).
-@compute @workgroup_size(WG)
-fn init_keys64(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = element(lid, wid, nwg);
-  if (i >= params.m) {
-    return;
-  }
-  suffixes[i] = i;
-  positions[i] = i;
-  key_high[i] = (text_byte(i) << 24u) | (text_byte(i + 1u) << 16u) | (text_byte(i + 2u) << 8u) | text_byte(i + 3u);
-  key_low[i] = (text_byte(i + 4u) << 24u) | (text_byte(i + 5u) << 16u) | (text_byte(i + 6u) << 8u) | min(params.n - i, 8u);
 }
 
 // Osipov's initial key: (4 bytes, min(n - i, 5)) in the low 40 bits of (high, low).

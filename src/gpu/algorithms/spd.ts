@@ -9,8 +9,8 @@
 //     sort; singleton groups leave the active list each round (compaction)            [as gpu-ls]
 //   rank[p] <- 1 + final slot of p; SA0 sorted by (t[i], rank[i+1]); merge SA0 and SA12  [as skew]
 //
-// The paper sorts (ISA[SA[i] + h], ISA[SA[i] + 2h]) pairs in one segmented sort per round; this
-// sorts by one key per round (Larsson-Sadakane), which doubles h per round as well.
+// The paper sorts (ISA[SA[i] + h], ISA[SA[i] + 2h]) pairs in one segmented sort per round, which
+// triples h; this sorts by one key per round (gpu-ls's refine, large groups included), doubling h.
 // Limits: n <= maxSkewLength(gpu) (469,762,045 on the H100/H200).
 import { registerSorter, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import { GpuBatch } from "../kernels.js";

@@ -10,6 +10,7 @@
 // Segmented (SEGMENTED = 1): out[i] = sum of in[h..i-1] where h is the last head <= i. A tile that
 // holds a head publishes its aggregate (the sum since its last head) as inclusive at once, so no
 // look-back crosses a head.
+// The look-back itself is look_back() in wgsl/lib/look_back_{subgroup,plain}.wgsl.
 // Constants: ITEMS per invocation, SEGMENTED; COUNT_NONZERO = 1 scans (in[i] != 0) instead of
 // in[i] (positions for stream compaction); INCLUSIVE = 1 adds in[i] itself (out[i] = sum of in[..i]). Limits: n <= 2^32 - TILE; state holds 1 + 2 * tiles
 // words, zeroed before the dispatch.
@@ -38,66 +39,11 @@ var<workgroup> seg_flags: array<u32, WG>;
 var<workgroup> tile_ticket: u32;
 var<workgroup> tile_aggregate: u32;
 var<workgroup> tile_has_head: u32;
-var<workgroup> look_stop: atomic<u32>;
-var<workgroup> look_end: u32;
 var<workgroup> look_prefix: u32;
-var<workgroup> look_done: u32;
 
 fn publish(tile: u32, status: u32, value: u32) {
   atomicStore(&state[1u + 2u * tile], (status << 16u) | (value & 0xffffu));
   atomicStore(&state[2u + 2u * tile], (status << 16u) | (value >> 16u));
-}
-
-// Sum of everything before `tile` (since the last head when segmented). Each round, invocation k
-// loads the state of tile end-1-k (a window of WG predecessors, nearest first); the nearest state
-// that is not an aggregate stops the round: an inclusive prefix ends the look-back, an unpublished
-// state makes the next round start there. The aggregates before the stop (and the inclusive value
-// at it) are summed by a workgroup scan. Unpublished tiles started before this one (tickets), so
-// they publish eventually. Every invocation calls it (barriers inside).
-fn look_back(lid: u32, tile: u32) -> u32 {
-  if (lid == 0u) {
-    look_end = tile;
-    look_prefix = 0u;
-  }
-  loop {
-    let end = workgroupUniformLoad(&look_end);
-    var status = STATUS_INCLUSIVE; // before tile 0 (never reached: tile 0 is always inclusive)
-    var value = 0u;
-    if (lid < end) {
-      let j = end - 1u - lid;
-      let low = atomicLoad(&state[1u + 2u * j]);
-      let high = atomicLoad(&state[2u + 2u * j]);
-      status = low >> 16u;
-      if (status != (high >> 16u)) {
-        status = 0u; // halves from different publications: not ready yet
-      }
-      value = (low & 0xffffu) | (high << 16u);
-    }
-    if (lid == 0u) {
-      atomicStore(&look_stop, WG);
-    }
-    workgroupBarrier();
-    if (status != STATUS_AGGREGATE) {
-      atomicMin(&look_stop, lid);
-    }
-    workgroupBarrier();
-    let stop = atomicLoad(&look_stop);
-    let take = lid < stop || (lid == stop && status == STATUS_INCLUSIVE);
-    _ = wg_exclusive_add(lid, select(0u, value, take));
-    if (lid == 0u) {
-      look_prefix += wg_scan_sum;
-      look_end = end - stop;
-      look_done = 0u;
-    }
-    workgroupBarrier();
-    if (lid == stop && status == STATUS_INCLUSIVE) {
-      look_done = 1u;
-    }
-    if (workgroupUniformLoad(&look_done) == 1u) {
-      break;
-    }
-  }
-  return workgroupUniformLoad(&look_prefix);
 }
 
 // Segmented exclusive scan of (head seen, sum) pairs over the workgroup (Kogge-Stone); returns the

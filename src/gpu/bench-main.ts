@@ -1,5 +1,5 @@
 // Command-line entry of the GPU primitive benchmark (the lead registers it as `sufsort bench-gpu`):
-//   node dist/src/gpu/bench-main.js [--sizes 20,22,24,26,28] [--only scan,radix32] [--repeats 5]
+//   node dist/src/gpu/bench-main.js [--sizes 20,22,24,26,27,28] [--only scan,radix32] [--repeats 5]
 //                                   [--gpu hardware|software] [--check] [--json file]
 import { writeFileSync } from "node:fs";
 import { SufsortError } from "../errors.js";

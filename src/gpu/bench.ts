@@ -13,7 +13,7 @@ import { WORKGROUP_SIZE } from "./kernels.js";
 import { encodeIota } from "./primitives/helpers.js";
 
 export interface GpuBenchOptions {
-  /** log2 of the element counts (default 20, 22, 24, 26, 28). */
+  /** log2 of the element counts (default 20, 22, 24, 26, 27, 28). */
   log2Sizes?: number[];
   /** Primitives to run (default all): see PRIMITIVES. */
   primitives?: string[];
@@ -67,7 +67,7 @@ export async function runGpuBench(options: GpuBenchOptions = {}): Promise<GpuBen
   const ctx = options.context ?? (await acquireGpu({ mode: options.mode ?? "hardware", required: true }));
   if (!ctx) throw failure("no GPU");
   try {
-    const sizes = options.log2Sizes ?? [20, 22, 24, 26, 28];
+    const sizes = options.log2Sizes ?? [20, 22, 24, 26, 27, 28];
     const wanted = options.primitives ?? PRIMITIVES;
     const repeats = options.repeats ?? 5;
     const features = [ctx.features.subgroups ? "subgroups" : "no-subgroups", ctx.features.timestampQuery ? "timestamps" : "wall-time"].join(",");

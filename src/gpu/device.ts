@@ -2,7 +2,6 @@
 // device is released. A hardware adapter (Vulkan on Linux) is the default; the software adapter
 // (Mesa llvmpipe through Dawn's OpenGL ES backend) is used only when asked for by mode 'software'
 // or SUFSORT_GPU=software. Device loss and validation errors become SufsortErrors, never hangs.
-import { create, globals } from "webgpu";
 import { failure, SufsortError } from "../errors.js";
 import { BufferPool } from "./buffers.js";
 
@@ -23,18 +22,29 @@ let globalsInstalled = false;
 
 /** Longest wait for submitted GPU work before it is reported as stuck (a kernel that never ends
  * would otherwise hang the process: no watchdog ends compute work on a headless GPU). */
-const GPU_WAIT_LIMIT_MS = 1000 * Number(process.env.SUFSORT_GPU_WAIT_S ?? 600);
+const GPU_WAIT_LIMIT_MS = 1000 * positiveOr(Number(process.env.SUFSORT_GPU_WAIT_S), 600);
+
+function positiveOr(value: number, fallback: number): number {
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
 
 /**
- * One Dawn instance per backend, shared by the contexts open on it and dropped with the last one:
- * creating and collecting several instances in one process crashed Dawn at exit (seen on the H200).
+ * One Dawn instance per backend, shared by the contexts open on it and dropped with the last one.
+ * Seen on the H200 (Vulkan): a test process that had opened three devices crashed
+ * ("std::system_error: Invalid argument") or hung in Dawn's teardown at exit, with or without a
+ * shared instance; processes that opened one device always exited cleanly. So: open one context
+ * per process and reuse it (the engine should keep it), and release it once at the end.
  */
 const instances = new Map<string, { gpu: GPU; users: number }>();
 
+/** Dawn's bindings, loaded on first use so that CPU-only work never needs the native module. */
+let dawn: typeof import("webgpu") | undefined;
+
 function openInstance(backend: string, flags: string[]): GPU {
+  if (!dawn) throw new Error("sufsort: Dawn not loaded");
   let entry = instances.get(backend);
   if (!entry) {
-    entry = { gpu: create(flags), users: 0 };
+    entry = { gpu: dawn.create(flags), users: 0 };
     instances.set(backend, entry);
   }
   entry.users++;
@@ -93,10 +103,12 @@ export class GpuContext {
     if (this.lostError) throw this.lostError;
     if (this.gpu === undefined) throw failure("GPU context used after release()");
     if (this.uncaptured.length > 0) {
-      const first = this.uncaptured[0];
-      const more = this.uncaptured.length - 1;
+      // Dawn's messages run over several lines ("- While calling ..."): the first says what failed.
+      const all = this.uncaptured;
+      const first = all[0].split("\n").find((line) => line.trim() !== "") ?? "unknown error";
       this.uncaptured = [];
-      throw failure(`GPU error: ${first}${more > 0 ? ` (and ${more} more)` : ""}`);
+      const more = all.length > 1 ? ` (and ${all.length - 1} more)` : "";
+      throw Object.assign(failure(`GPU error: ${first.trim()}${more}`), { details: all.join("\n") });
     }
   }
 
@@ -153,8 +165,13 @@ export interface AcquireOptions {
 export async function acquireGpu(options: AcquireOptions = {}): Promise<GpuContext | null> {
   const mode = options.mode ?? resolveGpuMode();
   const software = mode === "software";
+  try {
+    dawn ??= await import("webgpu");
+  } catch (error) {
+    return none(options, mode, `cannot load Dawn (the webgpu package): ${(error as Error).message.split("\n")[0]}`);
+  }
   if (!globalsInstalled) {
-    Object.assign(globalThis, globals); // GPUBufferUsage, GPUMapMode, ... as in a browser
+    Object.assign(globalThis, dawn.globals); // GPUBufferUsage, GPUMapMode, ... as in a browser
     globalsInstalled = true;
   }
   if (software) process.env.EGL_PLATFORM ??= "surfaceless";

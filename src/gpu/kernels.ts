@@ -267,3 +267,20 @@ export function tuned(name: string, fallback: number): number {
 export function sharedBytes(ctx: GpuContext): number {
   return ctx.device.limits.maxComputeWorkgroupStorageSize;
 }
+
+/** Copies `target.length` u32 values starting at element `first` of `source` into `target` (which may
+ * be a view of the shared WebAssembly memory). */
+export async function downloadInto(ctx: GpuContext, source: GPUBuffer, target: Uint32Array, first = 0): Promise<void> {
+  if (target.length === 0) return;
+  const bytes = target.length * 4;
+  const staging = ctx.device.createBuffer({ size: bytes, usage: 0x1 /* MAP_READ */ | 0x8 });
+  const encoder = ctx.device.createCommandEncoder();
+  encoder.copyBufferToBuffer(source, first * 4, staging, 0, bytes);
+  ctx.device.queue.submit([encoder.finish()]);
+  try {
+    await ctx.race(staging.mapAsync(1 /* READ */));
+    target.set(new Uint32Array(staging.getMappedRange()));
+  } finally {
+    staging.destroy();
+  }
+}

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { SufsortError } from "../../src/errors.js";
 import { acquireGpu, resolveGpuMode } from "../../src/gpu/device.js";
 import { sizeClass } from "../../src/gpu/buffers.js";
-import { checkBinding, GpuBatch, gridShape, pipeline } from "../../src/gpu/kernels.js";
+import { checkBinding, downloadInto, GpuBatch, gridShape, pipeline, readU32 } from "../../src/gpu/kernels.js";
 import { packagePath } from "../../src/paths.js";
 import { gpuIt, sharedGpu, testGpuMode } from "./support.js";
 
@@ -69,6 +69,19 @@ describe("GPU device", () => {
     expect(x * y).toBeGreaterThanOrEqual(1 << 20);
   });
 
+  gpuIt("uploads from and downloads into views of shared memory at non-zero offsets", async (ctx, buffers) => {
+    const heap = new Uint32Array(new SharedArrayBuffer(4 * 4096));
+    for (let i = 0; i < heap.length; i++) heap[i] = (i * 2654435761) >>> 0;
+    const source = heap.subarray(100, 1100);
+    const buffer = buffers.upload(source);
+    const target = new Uint32Array(new SharedArrayBuffer(4 * 2048)).subarray(7, 1007);
+    await downloadInto(ctx, buffer, target);
+    expect(Array.from(target)).toEqual(Array.from(source));
+    const tail = new Uint32Array(new SharedArrayBuffer(4 * 10));
+    await downloadInto(ctx, buffer, tail, 990);
+    expect(Array.from(tail)).toEqual(Array.from(source.subarray(990)));
+  });
+
   gpuIt("pooled buffers are recycled after the submit that used them", async (ctx) => {
     const first = ctx.pool.acquire(1000);
     expect(first.size).toBe(sizeClass(1000));
@@ -94,6 +107,22 @@ describe("GPU device", () => {
     expect(bad).toThrow(SufsortError);
     // the error was reported once; a healthy call afterwards works
     expect(() => pipeline(ctx, { file: "bench.wgsl", entry: "random" })).not.toThrow();
+  });
+
+  it("device loss surfaces as a SufsortError from every later wait, not as a hang", async (test) => {
+    // A second device of its own (software only: on hardware each test process opens one device).
+    if (testGpuMode() !== "software" || !sharedGpu()) {
+      test.skip();
+      return;
+    }
+    const ctx = await acquireGpu({ mode: "software", required: true });
+    if (!ctx) throw new Error("unreachable: required");
+    const buffer = ctx.pool.acquire(16);
+    ctx.device.destroy();
+    await expect(ctx.finish()).rejects.toThrow(/GPU device lost/);
+    await expect(readU32(ctx, buffer, 4)).rejects.toThrow(SufsortError);
+    expect(() => new GpuBatch(ctx)).toThrow(/GPU device lost/);
+    ctx.release();
   });
 
   it("a process that used the GPU exits on its own after release()", (test) => {

@@ -35,7 +35,7 @@ export function encodeExclusiveScan(batch: GpuBatch, input: GPUBuffer, output: G
       COUNT_NONZERO: options.countNonzero ? 1 : 0,
       INCLUSIVE: options.inclusive ? 1 : 0,
     },
-    libs: ["wg_scan"],
+    libs: ["wg_scan", "look_back"],
   });
   const tiles = Math.ceil(n / (WORKGROUP_SIZE * items));
   const stateBytes = (1 + 2 * tiles) * 4;

@@ -3,3 +3,14 @@
 export { probe } from "./probe";
 export { verifySuffixArray, firstViolation } from "./verify";
 export { sais } from "./sais";
+export * from "./scan";
+export * from "./radix";
+export * from "./pack";
+export * from "./gather";
+export { mergeSplitU32, mergeSliceU32 } from "./merge";
+export * from "./sort";
+export * from "./range";
+export * from "./skew";
+export { bwtFromSA, byteHistogram, psiFromBWT, unbwtWalk, markRows } from "./bwt";
+export { phiFromSA, plcpFromPhi, lcpFromPlcp } from "./lcp";
+export { fmFillBlocks, fmRangeCounts, fmCheck, fmCount, fmLocate } from "./fmindex";

@@ -10,7 +10,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { SharedHeap } from "../dist/src/cpu/memory.js";
-import { instantiate } from "../dist/src/cpu/wasm.js";
+import { SequentialExecutor } from "../dist/src/cpu/executor.js";
 import { saisSorter, saisWorkspaceSlots } from "../dist/src/cpu/algorithms/sais.js";
 import { acquireGpu } from "../dist/src/gpu/device.js";
 import { listSorters } from "../dist/src/engine/registry.js";
@@ -77,7 +77,8 @@ function place(bytes) {
   const textPtr = heap.alloc(Math.max(1, n));
   heap.u8(textPtr, n).set(bytes);
   const saPtr = heap.alloc(Math.max(4, 4 * n), 4);
-  return { heap, kernels: instantiate(heap.memory), textPtr, n, saPtr, threads: 1 };
+  const executor = new SequentialExecutor(heap);
+  return { heap, kernels: executor.kernels, executor, textPtr, n, saPtr, threads: 1 };
 }
 
 async function timeBuild(sorter, placed, gpu) {

@@ -69,3 +69,10 @@ function checkOptions(options: SuffixArrayOptions): void {
     throw usageError(`threads must be a positive integer (got ${options.threads})`);
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Applications built on the suffix array: BWT, inverse BWT, LCP array, FM-index (src/apps/).
+// ---------------------------------------------------------------------------------------------
+export { bwt, unbwt, lcp, FMIndex } from "./apps/api.js";
+export type { AppOptions, BwtOutput, FMIndexOptions, LocateOptions } from "./apps/api.js";
+export type { SearchResult } from "./apps/fmindex.js";

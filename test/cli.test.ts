@@ -160,7 +160,7 @@ describe("sufsort build", () => {
   });
 
   it("prints --help for every command and exits 0", () => {
-    for (const cmd of ["build", "verify", "bench", "algorithms"]) {
+    for (const cmd of ["build", "verify", "bench", "crosscheck", "algorithms"]) {
       const r = sufsort(cmd, "--help");
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(new RegExp(`^Usage: sufsort ${cmd}`));
@@ -217,5 +217,17 @@ describe("sufsort verify", () => {
     const r = sufsort("verify", join(dir, "t"), join(dir, "short"));
     expect(r.code).toBe(1);
     expectOneLineError(r.stderr, /SA has 2 entries; the text has 6 bytes/);
+  });
+});
+
+describe("sufsort crosscheck", () => {
+  it("compares every algorithm with SA-IS and exits 0 when all agree", () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "t"), randomText(20000, 26, 5));
+    const r = sufsort("crosscheck", join(dir, "t"), "--json");
+    expect(r.code).toBe(0);
+    const rows = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(rows[0]).toMatchObject({ algo: "sais", equal: true });
+    for (const row of rows) expect(row.equal).toBe(true);
   });
 });

@@ -1,7 +1,10 @@
 // One build: place the text and the SA region in a shared heap, run the chosen algorithm, optionally
-// verify. Heap layout (host-owned): [text: n bytes][SA: n u32 + the algorithm's scratch, contiguous].
+// verify. Every build goes through here: the CLI, the one-shot API, long-lived engines, bench.
+// Heap layout (host-owned): [text: n bytes + 16 zero bytes][SA: n u32 + the algorithm's scratch,
+// contiguous][verifier scratch].
 import { SharedHeap, MAX_HEAP_BYTES } from "../cpu/memory.js";
-import { instantiate, type Kernels } from "../cpu/wasm.js";
+import type { Kernels } from "../cpu/wasm.js";
+import { createExecutor, defaultThreads, type Executor } from "../cpu/executor.js";
 import { failure, usageError } from "../errors.js";
 import { getSorter, listSorters, type EngineKind, type SuffixSorter } from "./registry.js";
 import { verifyInHeap, type Verdict } from "./verify.js";
@@ -22,7 +25,10 @@ export interface BuildOptions {
 
 export interface BuildResult {
   sa: Uint32Array;
+  /** The algorithm that built the SA (another than the one asked for when it handed the input over). */
   algo: string;
+  /** Why the algorithm asked for handed the input over, when it did. */
+  handOver?: string;
   engine: EngineKind;
   /** Construction alone: no I/O, no verification. */
   seconds: number;
@@ -33,6 +39,8 @@ export interface BuildResult {
 export interface PlacedText {
   heap: SharedHeap;
   kernels: Kernels;
+  /** Runs kernels over blocks on worker threads (its pool starts on first parallel use). */
+  executor: Executor;
   textPtr: number;
   n: number;
   sorter: SuffixSorter;
@@ -51,9 +59,12 @@ export function checkLength(n: number): void {
   if (n > MAX_INPUT_BYTES) throw failure(`input is ${n} bytes; the limit is ${MAX_INPUT_BYTES} bytes (2^31 - 1)`);
 }
 
+/** Zero bytes after the text: kernels may load a whole word at the last positions. */
+export const TEXT_PADDING = 16;
+
 /** Heap bytes a build of n bytes with `sorter` needs (text + SA region + verifier scratch). */
 export function heapBytesFor(n: number, sorter: SuffixSorter): number {
-  return 64 + align64(n) + 4 * n + align64(sorter.scratchBytes(n)) + align64((n + 7) >> 3) + 4096;
+  return 64 + align64(n + TEXT_PADDING) + 4 * n + align64(sorter.scratchBytes(n)) + align64((n + 7) >> 3) + 4096;
 }
 
 /** Whether the build fits the 4 GiB WebAssembly memory. */
@@ -62,33 +73,60 @@ export function fitsHeap(n: number, sorter: SuffixSorter): boolean {
 }
 
 /**
- * Creates a heap for n bytes of text and returns where the text goes; the caller fills
- * heap.u8(textPtr, n) (the CLI reads the file straight into it, so the text is never copied).
+ * Creates a heap sized for a build of n bytes and returns where the text goes; the caller fills
+ * heap.u8(textPtr, n) (the CLI reads the file straight into it, so the text is never copied) and
+ * closes the executor (closePlaced) when done with the result.
  */
-export function placeText(n: number, sorter: SuffixSorter): PlacedText {
+export function placeText(n: number, sorter: SuffixSorter, threads = 1): PlacedText {
+  checkFits(n, sorter);
+  const heap = new SharedHeap(heapBytesFor(n, sorter));
+  return placeIn(heap, createExecutor(heap, threads), n, sorter);
+}
+
+/** Places n bytes after everything `heap` holds (a long-lived engine's heap), growing it for the whole build. */
+export function placeIn(heap: SharedHeap, executor: Executor, n: number, sorter: SuffixSorter): PlacedText {
+  checkFits(n, sorter);
+  const base = heap.used;
+  if (base + heapBytesFor(n, sorter) > MAX_HEAP_BYTES) {
+    throw failure(`input is ${n} bytes; ${sorter.name} needs ${heapBytesFor(n, sorter)} bytes of WebAssembly memory, over the 4 GiB limit`);
+  }
+  // Grow once up front, so no phase grows the memory while workers run.
+  heap.alloc(heapBytesFor(n, sorter));
+  heap.release(base);
+  const textPtr = heap.alloc(n + TEXT_PADDING);
+  heap.u8(textPtr + n, TEXT_PADDING).fill(0);
+  return { heap, kernels: executor.kernels, executor, textPtr, n, sorter };
+}
+
+/** Ends the placed text's worker pool (if it started one); the SA view stays valid. */
+export async function closePlaced(placed: PlacedText): Promise<void> {
+  await placed.executor.close();
+}
+
+function checkFits(n: number, sorter: SuffixSorter): void {
   checkLength(n);
-  if (n > sorter.maxLength) throw failure(`input is ${n} bytes; algorithm ${sorter.name} accepts at most ${sorter.maxLength}`);
+  if (n > sorter.maxLength) {
+    throw failure(`input is ${n} bytes; algorithm ${sorter.name} accepts at most ${sorter.maxLength} bytes (its working memory must fit the 4 GiB WebAssembly memory)`);
+  }
   if (!fitsHeap(n, sorter)) {
     throw failure(`input is ${n} bytes; ${sorter.name} in WebAssembly needs ${heapBytesFor(n, sorter)} bytes, over the 4 GiB memory limit`);
   }
-  const heap = new SharedHeap(heapBytesFor(n, sorter));
-  const textPtr = heap.alloc(n);
-  return { heap, kernels: instantiate(heap.memory), textPtr, n, sorter };
 }
 
 /** Builds the SA of a placed text; the SA is a view into the heap. */
 export async function buildPlaced(placed: PlacedText, options: BuildOptions = {}): Promise<BuildResult> {
-  const { heap, kernels, textPtr, n, sorter } = placed;
+  const { heap, kernels, executor, textPtr, n, sorter } = placed;
   const saPtr = heap.alloc(4 * n + sorter.scratchBytes(n), 64);
   options.onProgress?.("sorting", 0);
   const t0 = performance.now();
-  await sorter.build({
+  const handOver = await sorter.build({
     heap,
     kernels,
+    executor,
     textPtr,
     n,
     saPtr,
-    threads: options.threads ?? 1,
+    threads: executor.threads,
     onProgress: (f) => options.onProgress?.("sorting", f),
   });
   const seconds = (performance.now() - t0) / 1000;
@@ -99,16 +137,22 @@ export async function buildPlaced(placed: PlacedText, options: BuildOptions = {}
     verdict = verifyInHeap(heap, kernels, textPtr, saPtr, n);
     if (!verdict.ok) throw failure(`verification failed: ${verdict.message}`);
   }
-  return { sa: heap.u32(saPtr, n), algo: sorter.name, engine: sorter.engine, seconds, verdict };
+  const sa = heap.u32(saPtr, n);
+  if (handOver) return { sa, algo: handOver.algorithm, handOver: handOver.reason, engine: sorter.engine, seconds, verdict };
+  return { sa, algo: sorter.name, engine: sorter.engine, seconds, verdict };
 }
 
 /** Builds the SA of a text held anywhere (copied once into the heap, unless it is too large for it). */
 export async function buildSuffixArray(text: Uint8Array, options: BuildOptions = {}): Promise<BuildResult> {
   const sorter = resolveSorter(options.algo);
   if (usesLargePath(text.length, sorter)) return buildLarge(text, options);
-  const placed = placeText(text.length, sorter);
-  placed.heap.u8(placed.textPtr, text.length).set(text);
-  return buildPlaced(placed, options);
+  const placed = placeText(text.length, sorter, options.threads ?? defaultThreads());
+  try {
+    placed.heap.u8(placed.textPtr, text.length).set(text);
+    return await buildPlaced(placed, options);
+  } finally {
+    await closePlaced(placed);
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 // One registry of suffix-array algorithms: the CLI, the API, bench and crosscheck all list them from here.
 import type { SharedHeap } from "../cpu/memory.js";
 import type { Kernels } from "../cpu/wasm.js";
+import type { Executor } from "../cpu/executor.js";
 import type { GpuContext } from "../gpu/device.js";
 
 /** Where an algorithm runs. */
@@ -16,9 +17,19 @@ export interface BuildContext {
   /** n u32 slots; the algorithm leaves the suffix array here. */
   saPtr: number;
   threads: number;
+  /** Runs kernels over blocks on the engine's workers (heap and kernels are its own). */
+  executor: Executor;
   /** The device for engine "gpu" sorters (they throw a SufsortError without one); the caller owns it. */
   gpu?: GpuContext;
   onProgress?: (fraction: number) => void;
+}
+
+/** Said by a sorter that handed an input over to another algorithm (visible in the build result). */
+export interface HandOver {
+  /** The algorithm that built the SA. */
+  algorithm: string;
+  /** Why, in a few words. */
+  reason: string;
 }
 
 /** The one contract every algorithm implements: (text, context) -> SA. */
@@ -30,7 +41,8 @@ export interface SuffixSorter {
   readonly maxLength: number;
   /** Bytes of heap beyond text and SA the algorithm will reserve for input length n (a planning hint). */
   scratchBytes(n: number): number;
-  build(ctx: BuildContext): Promise<void>;
+  /** Leaves the SA at ctx.saPtr; returns a note when another algorithm finished the job. */
+  build(ctx: BuildContext): Promise<void | HandOver>;
 }
 
 const sorters = new Map<string, SuffixSorter>();

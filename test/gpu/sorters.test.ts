@@ -4,7 +4,7 @@
 // SUFSORT_GPU=hardware.
 import { describe, expect } from "vitest";
 import { SharedHeap } from "../../src/cpu/memory.js";
-import { instantiate } from "../../src/cpu/wasm.js";
+import { SequentialExecutor } from "../../src/cpu/executor.js";
 import type { SuffixSorter } from "../../src/engine/registry.js";
 import type { GpuContext } from "../../src/gpu/device.js";
 import { gpuLsSorter } from "../../src/gpu/algorithms/ls.js";
@@ -27,7 +27,8 @@ async function gpuSuffixArray(gpu: GpuContext | undefined, sorter: SuffixSorter,
   heap.u8(textPtr, n).set(text);
   const saPtr = heap.alloc(Math.max(4, 4 * n), 4);
   heap.u32(saPtr, n).fill(0xdeadbeef);
-  await sorter.build({ heap, kernels: instantiate(heap.memory), textPtr, n, saPtr, threads: 1, gpu });
+  const executor = new SequentialExecutor(heap);
+  await sorter.build({ heap, kernels: executor.kernels, executor, textPtr, n, saPtr, threads: 1, gpu });
   return heap.u32(saPtr, n).slice();
 }
 
@@ -119,7 +120,7 @@ describe("GPU length limits", () => {
     // A fake heap view is enough: the length check runs before anything is read.
     const n = maxPooledLength(gpu) + 1; // over the limit of every sorter (skew's is 3 lower)
     for (const sorter of SORTERS) {
-      const ctx = { heap: null as never, kernels: null as never, textPtr: 0, n, saPtr: 0, threads: 1, gpu };
+      const ctx = { heap: null as never, kernels: null as never, executor: null as never, textPtr: 0, n, saPtr: 0, threads: 1, gpu };
       await expect(sorter.build(ctx)).rejects.toThrow(/accepts at most/);
     }
   });

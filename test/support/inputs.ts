@@ -110,12 +110,7 @@ export function naiveSuffixArray(t: Uint8Array): Uint32Array {
   return Uint32Array.from(idx);
 }
 
-/** Index of the first difference of two arrays, or -1 when equal (length included). */
-export function firstDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  const m = Math.min(a.length, b.length);
-  for (let i = 0; i < m; i++) if (a[i] !== b[i]) return i;
-  return a.length === b.length ? -1 : m;
-}
+export { firstDifference } from "../../src/engine/compare.js";
 
 /**
  * An independent oracle for large n: prefix doubling with rank pairs sorted by a comparison sort,

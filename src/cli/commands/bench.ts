@@ -2,7 +2,7 @@
 import { availableParallelism } from "node:os";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
-import { buildPlaced, placeText, resolveSorter } from "../../engine/build.js";
+import { buildPlaced, closePlaced, placeText, resolveSorter } from "../../engine/build.js";
 import { generate, loadInput, type BenchInput } from "../../bench/inputs.js";
 import { timeDivsufsort } from "../../bench/peers.js";
 import { usageError } from "../../errors.js";
@@ -74,14 +74,15 @@ Options:
         emit({ input: input.name, n, algo: "divsufsort", engine: "C", threads: 1, seconds: t, mbPerSec: peerMb }, json);
       }
       for (const sorter of algos) {
-        const placed = placeText(n, sorter);
+        const placed = placeText(n, sorter, threads);
         placed.heap.u8(placed.textPtr, n).set(input.bytes);
         const mark = placed.heap.used;
         const times: number[] = [];
         for (let r = 0; r < runs; r++) {
           placed.heap.release(mark);
-          times.push((await buildPlaced(placed, { threads })).seconds);
+          times.push((await buildPlaced(placed)).seconds);
         }
+        await closePlaced(placed);
         const t = median(times);
         const mb = n / 1e6 / t;
         const row: Row = { input: input.name, n, algo: sorter.name, engine: sorter.engine, threads, seconds: t, mbPerSec: mb };

@@ -3,7 +3,7 @@ import { availableParallelism } from "node:os";
 import { closeSync } from "node:fs";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
-import { buildLarge, buildPlaced, checkLength, placeText, resolveSorter, usesLargePath, type BuildResult } from "../../engine/build.js";
+import { buildLarge, buildPlaced, checkLength, closePlaced, placeText, resolveSorter, usesLargePath, type BuildResult } from "../../engine/build.js";
 import { openInput, readInto, checkOutputPath, writeFileAtomic } from "../files.js";
 import { Progress } from "../progress.js";
 
@@ -43,6 +43,7 @@ Options:
     const options = { threads, verify: args.values.verify === true, onProgress: (phase: string, f: number) => progress.update(phase, f) };
     const { fd, size } = openInput(input);
     let load: () => Promise<BuildResult>;
+    let close = async () => {};
     try {
       checkLength(size);
       if (usesLargePath(size, sorter)) {
@@ -52,14 +53,15 @@ Options:
         load = () => buildLarge(text, options);
       } else {
         // the file goes straight into the shared heap: the text is never copied
-        const placed = placeText(size, sorter);
+        const placed = placeText(size, sorter, threads);
+        close = () => closePlaced(placed);
         readInto(fd, placed.heap.u8(placed.textPtr, size), input);
         load = () => buildPlaced(placed, options);
       }
     } finally {
       closeSync(fd);
     }
-    const result = await load();
+    const result = await load().finally(close);
     progress.update("writing", 1);
     writeFileAtomic(out, [result.sa]);
     progress.done();
@@ -69,6 +71,7 @@ Options:
         JSON.stringify({
           n: size,
           algo: result.algo,
+          ...(result.handOver !== undefined ? { handOver: result.handOver } : {}),
           engine: result.engine,
           threads,
           seconds: round(result.seconds),

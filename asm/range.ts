@@ -1,0 +1,176 @@
+// Kernels of the parallel prefix-doubling sorter (src/cpu/algorithms/range.ts): packing the first
+// characters into u64 keys, sorting small groups inside one worker, and turning sorted runs of equal
+// keys into Larsson–Sadakane ranks (rank = 1 + index of the run's head; rank[n] = 0 for the empty
+// suffix) and new unsorted groups.
+import { sortU64 } from "./sort";
+
+@inline
+function u32At(ptr: usize, j: u32): usize {
+  return ptr + (<usize>j << 2);
+}
+
+/**
+ * keys[i] = text[i..i+chars) as codes of `bits` bits, first character highest, code 0 past the end
+ * (u32 codes[256] maps bytes to 1..sigma); vals[i] = i; for i in [lo, hi).
+ */
+export function rangePackKeys(
+  text: usize, n: u32, codes: usize, bits: u32, chars: u32, keys: usize, vals: usize, lo: u32, hi: u32,
+): void {
+  if (lo >= hi) return;
+  const low: u64 = 64 - <u64>bits * chars;
+  let key: u64 = 0;
+  for (let c: u32 = 0; c < chars; c++) {
+    const i = lo + c;
+    const code: u64 = i < n ? <u64>load<u32>(codes + (<usize>load<u8>(text + <usize>i) << 2)) : 0;
+    key = (key << bits) | code;
+  }
+  key <<= low;
+  for (let i = lo; i < hi; i++) {
+    store<u64>(keys + (<usize>i << 3), key);
+    store<u32>(u32At(vals, i), i);
+    const next = i + chars;
+    const code: u64 = next < n ? <u64>load<u32>(codes + (<usize>load<u8>(text + <usize>next) << 2)) : 0;
+    key = (key << bits) | (code << low);
+  }
+}
+
+/**
+ * One slice [lo, hi) of a group [s, e) whose keys are sorted: every suffix gets 1 + the index of the
+ * head of its run of equal keys as its rank (0 is the empty suffix's), and each run of two or more whose head lies in the slice is
+ * written to out as (head, length). Returns the number of runs written; their total length goes to
+ * `total`. With inSAOrder the ranks go to isa[j] (SA order), for a later scatter by buckets.
+ */
+function rankSlice<K>(
+  keys: usize, sa: usize, isa: usize, s: u32, e: u32, lo: u32, hi: u32, out: usize, total: usize, inSAOrder: bool,
+): u32 {
+  let written: u32 = 0;
+  let suffixes: u32 = 0;
+  let j = lo;
+  while (j < hi) {
+    const key = load<K>(keys + (<usize>j << alignof<K>()));
+    // head: first index in [s, j] holding key (binary search; keys are sorted)
+    let head = j;
+    if (j == lo && j > s && load<K>(keys + (<usize>(j - 1) << alignof<K>())) == key) {
+      let a = s;
+      let b = j;
+      while (a < b) {
+        const m = a + ((b - a) >> 1);
+        if (load<K>(keys + (<usize>m << alignof<K>())) < key) a = m + 1;
+        else b = m;
+      }
+      head = a;
+    }
+    // end: first index in (j, e) holding a larger key: scan within the slice, then binary search
+    let end = j + 1;
+    while (end < hi && load<K>(keys + (<usize>end << alignof<K>())) == key) end++;
+    if (end == hi && end < e && load<K>(keys + (<usize>end << alignof<K>())) == key) {
+      let a = end;
+      let b = e;
+      while (a < b) {
+        const m = a + ((b - a) >> 1);
+        if (load<K>(keys + (<usize>m << alignof<K>())) <= key) a = m + 1;
+        else b = m;
+      }
+      end = a;
+    }
+    const stop = end < hi ? end : hi;
+    if (inSAOrder) {
+      for (let m = j; m < stop; m++) store<u32>(u32At(isa, m), head + 1);
+    } else {
+      for (let m = j; m < stop; m++) store<u32>(u32At(isa, load<u32>(u32At(sa, m))), head + 1);
+    }
+    if (head >= lo && end - head >= 2) {
+      store<u32>(out + (<usize>written << 3), head);
+      store<u32>(out + (<usize>written << 3) + 4, end - head);
+      written++;
+      suffixes += end - head;
+    }
+    j = stop;
+  }
+  store<u32>(total, suffixes);
+  return written;
+}
+
+/** rankSlice over u64 keys (the initial sort of packed characters); ranks in SA order. */
+export function rangeRankSliceU64(
+  keys: usize, sa: usize, isa: usize, s: u32, e: u32, lo: u32, hi: u32, out: usize, total: usize,
+): u32 {
+  return rankSlice<u64>(keys, sa, isa, s, e, lo, hi, out, total, true);
+}
+
+/** rankSlice over u32 keys (a large group sorted by rank of suffix + h). */
+export function rangeRankSliceU32(
+  keys: usize, sa: usize, isa: usize, s: u32, e: u32, lo: u32, hi: u32, out: usize, total: usize,
+): u32 {
+  return rankSlice<u32>(keys, sa, isa, s, e, lo, hi, out, total, false);
+}
+
+/** keys[j] = isa[sa[j] + h] for j in [lo, hi): the sort key of a doubling round. */
+export function rangeGatherKeys(sa: usize, isa: usize, keys: usize, lo: u32, hi: u32, h: u32): void {
+  for (let j = lo; j < hi; j++) {
+    store<u32>(u32At(keys, j), load<u32>(u32At(isa, load<u32>(u32At(sa, j)) + h)));
+  }
+}
+
+/**
+ * Phase A of a round for groups[g0..g1) ((start, length) pairs): each group of at most `large`
+ * suffixes is sorted whole here by isa[suffix + h] (packed with the suffix into u64 at tmp[j]), and
+ * its sorted keys left in keys[]. Larger groups are listed in largeOut for the parallel sort.
+ * Returns how many were listed.
+ */
+export function rangeSortGroups(
+  groups: usize, g0: u32, g1: u32, sa: usize, isa: usize, keys: usize, tmp: usize, h: u32, large: u32, largeOut: usize,
+): u32 {
+  // Three sweeps over the block's groups, so that the random rank loads of the first are
+  // independent of each other (many in flight) instead of waiting behind each group's sort.
+  let listed: u32 = 0;
+  for (let g = g0; g < g1; g++) {
+    const s = load<u32>(groups + (<usize>g << 3));
+    const len = load<u32>(groups + (<usize>g << 3) + 4);
+    if (len > large) {
+      store<u32>(u32At(largeOut, listed++), g);
+      continue;
+    }
+    for (let j = s, e = s + len; j < e; j++) {
+      const suffix = load<u32>(u32At(sa, j));
+      store<u64>(tmp + (<usize>j << 3), (<u64>load<u32>(u32At(isa, suffix + h)) << 32) | suffix);
+    }
+  }
+  for (let g = g0; g < g1; g++) {
+    const s = load<u32>(groups + (<usize>g << 3));
+    const len = load<u32>(groups + (<usize>g << 3) + 4);
+    if (len <= large) sortU64(tmp, s, s + len);
+  }
+  for (let g = g0; g < g1; g++) {
+    const s = load<u32>(groups + (<usize>g << 3));
+    const len = load<u32>(groups + (<usize>g << 3) + 4);
+    if (len > large) continue;
+    for (let j = s, e = s + len; j < e; j++) {
+      const v = load<u64>(tmp + (<usize>j << 3));
+      store<u32>(u32At(keys, j), <u32>(v >> 32));
+      store<u32>(u32At(sa, j), <u32>v);
+    }
+  }
+  return listed;
+}
+
+/**
+ * Phase B of a round for groups[g0..g1) of at most `large` suffixes (larger ones are ranked by
+ * slices): new ranks from the sorted keys, new groups to out. Returns how many groups were written;
+ * their total length goes to `total`.
+ */
+export function rangeRankGroups(
+  groups: usize, g0: u32, g1: u32, sa: usize, isa: usize, keys: usize, large: u32, out: usize, total: usize,
+): u32 {
+  let written: u32 = 0;
+  let suffixes: u32 = 0;
+  for (let g = g0; g < g1; g++) {
+    const s = load<u32>(groups + (<usize>g << 3));
+    const len = load<u32>(groups + (<usize>g << 3) + 4);
+    if (len > large) continue;
+    written += rankSlice<u32>(keys, sa, isa, s, s + len, s, s + len, out + (<usize>written << 3), total, false);
+    suffixes += load<u32>(total);
+  }
+  store<u32>(total, suffixes);
+  return written;
+}

@@ -1,0 +1,134 @@
+#!/usr/bin/env node
+// Benchmarks of the applications (run after `npm run build`):
+//   node bench/apps.mjs FILE... [--runs R] [--patterns P] [--length L] [--threads N]
+// For each file, times (best of R runs: other processes only ever slow a run down; MB = 10^6
+// bytes; no file I/O in any figure):
+//   SA build (the default sorter), BWT from the SA, BWT total (SA + BWT), unBWT, LCP given the SA,
+//   FM-index build (SA + blocks; blocks alone), count of P random patterns of length L cut from the
+//   text (patterns/s, pattern bytes/s), and locate of P/10 of them (occurrences/s).
+// Prints a markdown table row per file. With --threads N > 1 the application kernels run through the
+// CPU executor (src/cpu/executor.ts: createExecutor) when this build has it, else the run stops.
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+import { placeText, buildPlaced, resolveSorter } from "../dist/src/engine/build.js";
+import { bwtFromSAInHeap, unbwtInHeap } from "../dist/src/apps/bwt.js";
+import { lcpInHeap } from "../dist/src/apps/lcp.js";
+import { FMIndexImage } from "../dist/src/apps/fmindex.js";
+import { sequentialRunner } from "../dist/src/apps/blocks.js";
+
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  if (i < 0) return fallback;
+  const v = Number(args[i + 1]);
+  args.splice(i, 2);
+  return v;
+};
+const runs = opt("runs", 3);
+const patternCount = opt("patterns", 1_000_000);
+const patternLength = opt("length", 20);
+const threads = opt("threads", 1);
+const best = (xs) => Math.min(...xs);
+const time = async (fn) => {
+  const t0 = performance.now();
+  await fn();
+  return (performance.now() - t0) / 1000;
+};
+
+console.log(`| input | n | SA s | BWT from SA MB/s | BWT incl. SA MB/s | unBWT MB/s | LCP (given SA) MB/s | index build incl. SA MB/s | index blocks only MB/s | index bytes/char | count patterns/s | count chars/s | locate occ/s |`);
+console.log(`|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
+const executors = [];
+/** The sequential runner, or with --threads N > 1 the CPU executor on `heap`. */
+async function runnerFor(heap, kernels) {
+  if (threads === 1) return sequentialRunner(kernels);
+  let createExecutor;
+  try {
+    ({ createExecutor } = await import("../dist/src/cpu/executor.js"));
+  } catch {
+    throw new Error("--threads > 1 needs the CPU executor (src/cpu/executor.ts), which this build lacks");
+  }
+  const executor = createExecutor(heap, threads);
+  executors.push(executor);
+  return executor;
+}
+
+for (const file of args) {
+  const text = readFileSync(file);
+  const n = text.length;
+  const mb = n / 1e6;
+  const sorter = resolveSorter();
+  const placed = placeText(n, sorter, threads);
+  const { heap, kernels, textPtr } = placed;
+  heap.u8(textPtr, n).set(text);
+  const base = heap.used;
+  const saTimes = [];
+  let saPtr = 0;
+  for (let r = 0; r < runs; r++) {
+    heap.release(base);
+    const built = await buildPlaced(placed, { threads });
+    saTimes.push(built.seconds);
+    saPtr = built.sa.byteOffset;
+  }
+  const tSa = best(saTimes);
+  const work = heap.used;
+  const runner = await runnerFor(heap, kernels);
+
+  const bwtPtr = heap.alloc(n + 1);
+  const bwtTimes = [];
+  let primary = 0;
+  for (let r = 0; r < runs; r++) {
+    bwtTimes.push(await time(async () => (primary = await bwtFromSAInHeap(heap, runner, textPtr, saPtr, n, bwtPtr))));
+  }
+  const tB = best(bwtTimes);
+  // The stored BWT: L without the primary row.
+  const L = heap.u8(bwtPtr, n + 1);
+  L.copyWithin(primary, primary + 1);
+  const outPtr = heap.alloc(n);
+  const unbwtTimes = [];
+  for (let r = 0; r < runs; r++) unbwtTimes.push(await time(() => unbwtInHeap(heap, runner, bwtPtr, n, primary, outPtr)));
+  if (Buffer.compare(Buffer.from(heap.u8(outPtr, n)), text) !== 0) throw new Error("unbwt mismatch");
+
+  const lcpPtr = heap.alloc(4 * n);
+  const lcpTimes = [];
+  for (let r = 0; r < runs; r++) lcpTimes.push(await time(() => lcpInHeap(heap, runner, textPtr, saPtr, n, lcpPtr)));
+  heap.release(work);
+
+  const indexTimes = [];
+  let index;
+  for (let r = 0; r < runs; r++) {
+    heap.release(work);
+    indexTimes.push(await time(async () => (index = await FMIndexImage.fromSuffixArray(heap, runner, textPtr, saPtr, n, 32))));
+  }
+  const queryRunner = await runnerFor(index.heap, index.kernels);
+  index.useRunner(queryRunner);
+  const tIndex = best(indexTimes);
+
+  // Patterns: random substrings of the text.
+  let x = 12345;
+  const patterns = [];
+  for (let q = 0; q < patternCount; q++) {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    const at = Math.floor((x / 2 ** 32) * (n - patternLength));
+    patterns.push(text.subarray(at, at + patternLength));
+  }
+  const countTimes = [];
+  for (let r = 0; r < runs; r++) countTimes.push(await time(() => index.search(patterns)));
+  const tCount = best(countTimes);
+  const few = patterns.slice(0, Math.max(1, Math.floor(patternCount / 10)));
+  let occurrences = 0;
+  const locateTimes = [];
+  for (let r = 0; r < runs; r++) {
+    locateTimes.push(
+      await time(async () => {
+        const res = await index.search(few, { locate: true });
+        occurrences = res.reduce((s, x) => s + x.count, 0);
+      }),
+    );
+  }
+  const tLocate = best(locateTimes);
+  const f = (v) => (v >= 100 ? v.toFixed(0) : v.toFixed(1));
+  console.log(
+    `| ${basename(file)} | ${n} | ${tSa.toFixed(2)} | ${f(mb / tB)} | ${f(mb / (tSa + tB))} | ${f(mb / best(unbwtTimes))} | ${f(mb / best(lcpTimes))} | ${f(mb / (tSa + tIndex))} | ${f(mb / tIndex)} | ${(index.layout.fileBytes / n).toFixed(2)} | ${(patternCount / tCount / 1e6).toFixed(2)} M | ${((patternCount * patternLength) / tCount / 1e6).toFixed(1)} M | ${(occurrences / tLocate / 1e6).toFixed(2)} M |`,
+  );
+}
+for (const e of executors) await e.close();

@@ -1,0 +1,183 @@
+// Public API of the applications (re-exported by src/index.ts): bwt, unbwt, lcp, FMIndex. Arguments
+// are checked here, once.
+import { buildPlaced, checkLength, placeText, resolveSorter, type PlacedText } from "../engine/build.js";
+import { SharedHeap } from "../cpu/memory.js";
+import { instantiate } from "../cpu/wasm.js";
+import { verifyInHeap } from "../engine/verify.js";
+import { failure, usageError } from "../errors.js";
+import { bwtPlaced, unbwtInHeap } from "./bwt.js";
+import { lcpInHeap } from "./lcp.js";
+import { sequentialRunner } from "./blocks.js";
+import { DEFAULT_SAMPLE_RATE, FMIndexImage, MAX_SAMPLE_RATE, type SearchResult } from "./fmindex.js";
+
+/** A text: bytes, or a string (encoded as UTF-8). */
+type Text = Uint8Array | string;
+
+export interface AppOptions {
+  /** Suffix-array algorithm (default "sais"). */
+  algo?: string;
+  /** Worker threads for building the suffix array (default 1; the applications' own kernels run on
+   *  the calling thread until they are bound to the CPU executor). */
+  threads?: number;
+}
+
+export interface BwtOutput {
+  /** L without the primary row: n bytes. */
+  bwt: Uint8Array;
+  /** Row of the whole text among the n+1 sorted suffixes of T$ (1..n; 0 when n = 0). */
+  primary: number;
+}
+
+/** The BWT of `text` (libsais's convention: banana -> "annbaa", primary 4). */
+export async function bwt(text: Text, options: AppOptions = {}): Promise<BwtOutput> {
+  const bytes = toBytes(text, "text");
+  const placed = placeText(bytes.length, resolveSorter(options.algo));
+  placed.heap.u8(placed.textPtr, bytes.length).set(bytes);
+  const { primary, parts } = await bwtPlaced(placed, checkThreads(options));
+  const out = new Uint8Array(bytes.length);
+  out.set(parts[0]);
+  out.set(parts[1], parts[0].length);
+  return { bwt: out, primary };
+}
+
+/** The text whose BWT is `bwt` with primary index `primary`; rejects an invalid pair. */
+export async function unbwt(bwtBytes: Uint8Array, primary: number): Promise<Uint8Array> {
+  const bytes = toBytes(bwtBytes, "bwt");
+  if (typeof primary !== "number") throw usageError("primary must be a number");
+  const n = bytes.length;
+  const heap = new SharedHeap(64 + 8 * n + (1 << 20));
+  const bwtPtr = heap.alloc(n);
+  heap.u8(bwtPtr, n).set(bytes);
+  const outPtr = heap.alloc(n);
+  await unbwtInHeap(heap, sequentialRunner(instantiate(heap.memory)), bwtPtr, n, primary, outPtr);
+  return heap.u8(outPtr, n).slice();
+}
+
+/**
+ * The LCP array of `text`: LCP[0] = 0, LCP[k] = length of the longest common prefix of suffixes
+ * SA[k-1] and SA[k]. Uses `sa` when given (checked with the linear verifier first), else builds it.
+ */
+export async function lcp(text: Text, sa?: Uint32Array, options: AppOptions = {}): Promise<Uint32Array> {
+  const bytes = toBytes(text, "text");
+  const n = bytes.length;
+  const { threads } = checkThreads(options);
+  if (sa === undefined) {
+    const placed = await placeAndSort(bytes, options.algo, threads);
+    await lcpInHeap(placed.heap, sequentialRunner(placed.kernels), placed.textPtr, placed.saPtr, n, placed.saPtr);
+    return placed.heap.u32(placed.saPtr, n).slice();
+  }
+  if (!(sa instanceof Uint32Array)) throw usageError("sa must be a Uint32Array");
+  if (sa.length !== n) throw usageError(`sa has ${sa.length} entries; the text has ${n} bytes`);
+  const heap = new SharedHeap(64 + 13 * n + (1 << 20));
+  const kernels = instantiate(heap.memory);
+  const textPtr = heap.alloc(n);
+  heap.u8(textPtr, n).set(bytes);
+  const saPtr = heap.alloc(4 * n);
+  heap.u32(saPtr, n).set(sa);
+  const verdict = verifyInHeap(heap, kernels, textPtr, saPtr, n);
+  if (!verdict.ok) throw failure(`sa is not the suffix array of the text: ${verdict.message}`);
+  await lcpInHeap(heap, sequentialRunner(kernels), textPtr, saPtr, n, saPtr);
+  return heap.u32(saPtr, n).slice();
+}
+
+export interface FMIndexOptions extends AppOptions {
+  /** Keep the suffix-array entry of every K-th text position (default 32): locate walks < K steps. */
+  sampleRate?: number;
+}
+
+export interface LocateOptions {
+  /** Report at most this many occurrences (those first in suffix order), ascending. */
+  limit?: number;
+}
+
+/** An FM-index of a text: count and locate patterns without the text. */
+export class FMIndex {
+  private constructor(private readonly image: FMIndexImage) {}
+
+  /** Builds the index of `text` (its suffix array first). */
+  static async build(text: Text, options: FMIndexOptions = {}): Promise<FMIndex> {
+    const bytes = toBytes(text, "text");
+    const sampleRate = options.sampleRate ?? DEFAULT_SAMPLE_RATE;
+    checkSampleRate(sampleRate);
+    const { threads } = checkThreads(options);
+    const { heap, kernels, textPtr, saPtr } = await placeAndSort(bytes, options.algo, threads);
+    return new FMIndex(await FMIndexImage.fromSuffixArray(heap, sequentialRunner(kernels), textPtr, saPtr, bytes.length, sampleRate));
+  }
+
+  /** Loads an index from the bytes `toBytes` (or `sufsort index`) produced; rejects damaged ones. */
+  static load(buf: Uint8Array): FMIndex {
+    if (!(buf instanceof Uint8Array)) throw usageError("the index must be a Uint8Array or a Buffer");
+    return new FMIndex(FMIndexImage.fromBytes(buf, "index"));
+  }
+
+  /** Bytes of the indexed text. */
+  get length(): number {
+    return this.image.layout.n;
+  }
+
+  /** The sample rate K. */
+  get sampleRate(): number {
+    return this.image.layout.sampleRate;
+  }
+
+  /** The index image: the bytes of a .fmi file (a copy). */
+  toBytes(): Uint8Array {
+    return this.image.bytes().slice();
+  }
+
+  /** Occurrences of `pattern` in the text. */
+  async count(pattern: Text): Promise<number> {
+    return (await this.search([pattern]))[0].count;
+  }
+
+  /** Start positions of `pattern` in the text, ascending. */
+  async locate(pattern: Text, options: LocateOptions = {}): Promise<Uint32Array> {
+    return (await this.search([pattern], { locate: true, limit: options.limit }))[0].positions!;
+  }
+
+  /** Counts (and with `locate`, positions of) many patterns at once. */
+  async search(patterns: Text[], options: { locate?: boolean; limit?: number } = {}): Promise<SearchResult[]> {
+    if (!Array.isArray(patterns)) throw usageError("patterns must be an array");
+    const bytes = patterns.map((p, i) => toBytes(p, `pattern ${i}`));
+    checkPatterns(bytes, this.length);
+    if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 0)) {
+      throw usageError(`limit must be a non-negative integer (got ${options.limit})`);
+    }
+    return this.image.search(bytes, { locate: options.locate, limit: options.limit });
+  }
+}
+
+/** Patterns must be non-empty and no longer than the text (usage errors naming the pattern). */
+export function checkPatterns(patterns: Uint8Array[], n: number, name = (i: number) => `pattern ${i + 1}`): void {
+  patterns.forEach((p, i) => {
+    if (p.length === 0) throw usageError(`${name(i)} is empty`);
+    if (p.length > n) throw usageError(`${name(i)} is ${p.length} bytes, longer than the indexed text (${n} bytes)`);
+  });
+}
+
+export function checkSampleRate(k: number): void {
+  if (!Number.isInteger(k) || k < 1 || k > MAX_SAMPLE_RATE) throw usageError(`sample rate must be an integer in 1..${MAX_SAMPLE_RATE} (got ${k})`);
+}
+
+function checkThreads(options: AppOptions): { threads: number } {
+  const t = options.threads ?? 1;
+  if (!Number.isInteger(t) || t < 1) throw usageError(`threads must be a positive integer (got ${t})`);
+  return { threads: t };
+}
+
+function toBytes(x: Text, what: string): Uint8Array {
+  if (typeof x === "string") return new TextEncoder().encode(x);
+  if (x instanceof Uint8Array) {
+    checkLength(x.length);
+    return x;
+  }
+  throw usageError(`${what} must be a Uint8Array, a Buffer or a string`);
+}
+
+/** Copies the text into a fresh heap and builds its SA there; returns where both are. */
+async function placeAndSort(bytes: Uint8Array, algo: string | undefined, threads: number): Promise<PlacedText & { saPtr: number }> {
+  const placed = placeText(bytes.length, resolveSorter(algo), threads);
+  placed.heap.u8(placed.textPtr, bytes.length).set(bytes);
+  const { sa } = await buildPlaced(placed, { threads });
+  return { ...placed, saPtr: sa.byteOffset };
+}

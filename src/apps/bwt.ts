@@ -1,0 +1,202 @@
+// Burrows–Wheeler transform and its inverse on the shared heap (kernels: asm/bwt.ts).
+//
+// Convention (libsais's): sort the n+1 suffixes of T$ with $ smaller than every byte; L[r] is the
+// byte before row r's suffix; the row of the whole text (suffix 0) has none: it is dropped from L and
+// its row number is the primary index. banana -> "annbaa", primary 4. For n = 0 the BWT is empty
+// and the primary index 0. File format (.bwt): primary index as u64 little-endian, then the n bytes.
+import type { SharedHeap } from "../cpu/memory.js";
+import { buildPlaced, type BuildOptions, type PlacedText } from "../engine/build.js";
+import { failure } from "../errors.js";
+import { sequentialRunner, splitRange, TASKS_PER_THREAD, type KernelRunner } from "./blocks.js";
+
+/** Bytes of a .bwt file before the BWT itself. */
+export const BWT_HEADER_BYTES = 8;
+/** Rows per block for the forward gather and the psi scatter (one task each). */
+const MIN_BLOCK_ROWS = 1 << 20;
+/** Average text bytes per decoding chain: enough chains to keep every worker's loads in flight. */
+const BYTES_PER_CHAIN = 1 << 12;
+/** Most chains: linking them is a host loop, and each costs a few words of state. */
+const MAX_CHAINS = 1 << 16;
+/** Scratch of one unbwtWalk call: INTERLEAVE (32) slots of 24 bytes (asm/bwt.ts). */
+const WALK_SLOTS_BYTES = 32 * 24;
+/** Chains write into chunks of 2^CHUNK_SHIFT bytes; each chain wastes less than one. */
+const CHUNK_SHIFT = 10;
+
+/** The BWT as two views into the heap: L up to the primary row and after it (no copy). */
+export interface BwtInHeap {
+  primary: number;
+  parts: [Uint8Array, Uint8Array];
+  /** Seconds to build the SA, and to derive the BWT from it. */
+  saSeconds: number;
+  bwtSeconds: number;
+}
+
+/** Builds the SA of a placed text, then its BWT. */
+export async function bwtPlaced(placed: PlacedText, options: BuildOptions = {}): Promise<BwtInHeap> {
+  const { heap, kernels, textPtr, n } = placed;
+  if (n === 0) return { primary: 0, parts: [new Uint8Array(0), new Uint8Array(0)], saSeconds: 0, bwtSeconds: 0 };
+  const built = await buildPlaced(placed, options);
+  const t0 = performance.now();
+  const saPtr = built.sa.byteOffset;
+  const out = heap.alloc(n + 1);
+  const primary = await bwtFromSAInHeap(heap, sequentialRunner(kernels), textPtr, saPtr, n, out);
+  const bwtSeconds = (performance.now() - t0) / 1000;
+  return {
+    primary,
+    parts: [heap.u8(out, primary), heap.u8(out + primary + 1, n - primary)],
+    saSeconds: built.seconds,
+    bwtSeconds,
+  };
+}
+
+/** Writes L (n+1 rows, the primary row's byte left 0) at out from T and SA; returns the primary index. */
+export async function bwtFromSAInHeap(
+  heap: SharedHeap, runner: KernelRunner, textPtr: number, saPtr: number, n: number, out: number,
+  minBlockRows = MIN_BLOCK_ROWS,
+): Promise<number> {
+  heap.u8(out, 1)[0] = heap.u8(textPtr + n - 1, 1)[0];
+  const blocks = splitRange(n, runner.threads * TASKS_PER_THREAD, minBlockRows);
+  const found = await runner.map("bwtFromSA", blocks.map(([k0, k1]) => [textPtr, saPtr, out, k0, k1]));
+  return Math.max(...found);
+}
+
+/** Checks a primary index against the BWT length (a failure: it came from a file or a caller). */
+export function checkPrimary(n: number, primary: number): void {
+  const ok = n === 0 ? primary === 0 : Number.isInteger(primary) && primary >= 1 && primary <= n;
+  if (!ok) {
+    throw failure(`primary index ${primary} is out of range (${n === 0 ? "must be 0 for an empty BWT" : `1..${n} for a BWT of ${n} bytes`})`);
+  }
+}
+
+interface UnbwtKernels {
+  byteHistogram(bytes: number, from: number, to: number, counts: number): void;
+  psiFromBWT(bwt: number, primary: number, psi: number, next: number, r0: number, r1: number): void;
+  markRows(psi: number, rows: number, count: number, set: number): void;
+}
+
+/**
+ * Inverts the BWT (n bytes at bwtPtr, primary index) into n bytes at outPtr (scratch: 4(n+1) bytes
+ * of psi and the chain tables, reserved and released here). Fails on a primary index out of range or
+ * bytes that are not the BWT of any text (psi then has more than one cycle).
+ *
+ * psi = LF^-1 over rows 0..n; the text is psi's cycle from the primary row, cut into chains at
+ * evenly spaced rows. The chains are walked (in blocks) into chunks; the host links them in text
+ * order (chain of the primary row first; each chain ends where the next starts; the last reaches
+ * row 0, the $ row) and copies each chain's chunks into place. See asm/bwt.ts. (`bytesPerChain`,
+ * the mean chain length aimed at, and `minBlockRows` are lowered by tests to exercise the linking
+ * and the splits on small inputs.)
+ */
+export async function unbwtInHeap(
+  heap: SharedHeap, runner: KernelRunner, bwtPtr: number, n: number, primary: number, outPtr: number,
+  bytesPerChain = BYTES_PER_CHAIN, minBlockRows = MIN_BLOCK_ROWS,
+): Promise<void> {
+  checkPrimary(n, primary);
+  if (n === 0) return;
+  const k = runner.kernels as unknown as UnbwtKernels;
+  const threads = runner.threads;
+  const mark = heap.used;
+  try {
+    const rows = n + 1;
+    // Byte counts per block of L, then each block's first psi slot per byte (C plus earlier blocks).
+    const blocks = splitRange(rows, threads * TASKS_PER_THREAD, minBlockRows);
+    const counts = heap.alloc(1024 * blocks.length);
+    heap.u32(counts, 256 * blocks.length).fill(0);
+    await runner.map(
+      "byteHistogram",
+      blocks.map(([r0, r1], b) => {
+        // Rows [r0, r1) of L are bytes [r0 - (r0 > primary), r1 - (r1 > primary)) of the stored BWT.
+        const from = r0 - (r0 > primary ? 1 : 0);
+        const to = r1 - (r1 > primary ? 1 : 0);
+        return [bwtPtr, from, to, counts + 1024 * b];
+      }),
+    );
+    const perBlock = heap.u32(counts, 256 * blocks.length);
+    const bounds = heap.alloc(257 * 4);
+    const C = heap.u32(bounds, 257);
+    let sum = 1; // row 0 is the $ bucket
+    for (let c = 0; c < 256; c++) {
+      C[c] = sum;
+      for (let b = 0; b < blocks.length; b++) {
+        const here = perBlock[256 * b + c];
+        perBlock[256 * b + c] = sum;
+        sum += here;
+      }
+    }
+    C[256] = sum;
+
+    const psi = heap.alloc(4 * rows);
+    heap.u32(psi, 1)[0] = primary;
+    await runner.map("psiFromBWT", blocks.map(([r0, r1], b) => [bwtPtr, primary, psi, counts + 1024 * b, r0, r1]));
+
+    // F[r] lookup: rowByte[t] = first byte of row t << shift (a lower bound for rows in its range).
+    const shift = Math.max(0, Math.ceil(Math.log2(rows)) - 16);
+    const tableSize = (n >>> shift) + 1;
+    const rowBytePtr = heap.alloc(tableSize);
+    const rowByte = heap.u8(rowBytePtr, tableSize);
+    for (let t = 0, c = 0; t < tableSize; t++) {
+      const r = Math.max(1, t << shift);
+      while (c < 255 && C[c + 1] <= r) c++;
+      rowByte[t] = c;
+    }
+
+    // Chains start at evenly spaced rows of 1..n and at the primary row; rows are marked in psi.
+    const chainCount0 = Math.min(MAX_CHAINS, Math.max(1, Math.ceil(n / bytesPerChain)));
+    const startSet = new Set<number>([primary]);
+    for (let j = 0; j < chainCount0; j++) startSet.add(1 + Math.floor((j * n) / chainCount0));
+    const startList = Uint32Array.from(startSet).sort();
+    const chains = startList.length;
+    const starts = heap.alloc(4 * chains + 4);
+    heap.u32(starts, chains + 1).set(startList);
+    heap.u32(starts + 4 * chains, 1)[0] = 0;
+    k.markRows(psi, starts, chains + 1, 1); // the starts and row 0
+
+    const lengths = heap.alloc(4 * chains);
+    const ends = heap.alloc(4 * chains);
+    const heads = heap.alloc(4 * chains);
+    // Chains total at most n bytes, so n / chunk + one partial chunk per chain suffice.
+    const chunkBytes = 1 << CHUNK_SHIFT;
+    const chunkTotal = Math.ceil(n / chunkBytes) + chains;
+    const pool = heap.alloc(chunkTotal * chunkBytes);
+    const chunkNext = heap.alloc(4 * chunkTotal);
+    const chunkCount = heap.alloc(4);
+    heap.u32(chunkCount, 1)[0] = 0;
+    const chainBlocks = splitRange(chains, threads * TASKS_PER_THREAD, 1);
+    const slots = chainBlocks.map(() => heap.alloc(WALK_SLOTS_BYTES));
+    await runner.map(
+      "unbwtWalk",
+      chainBlocks.map(([first, last], b) => [
+        psi, bounds, rowBytePtr, shift, starts, first, last, lengths, ends, heads, pool, chunkNext, CHUNK_SHIFT, chunkCount, slots[b],
+      ]),
+    );
+
+    // Link the chains in text order, then copy each one's chunks into place.
+    const len = heap.u32(lengths, chains);
+    const end = heap.u32(ends, chains);
+    const chainOf = new Map<number, number>();
+    for (let j = 0; j < chains; j++) chainOf.set(startList[j], j);
+    const order: number[] = [];
+    let total = 0;
+    for (let j = chainOf.get(primary)!; ; ) {
+      order.push(j);
+      total += len[j];
+      if (end[j] === 0 || order.length > chains) break;
+      j = chainOf.get(end[j])!;
+    }
+    if (order.length !== chains || total !== n) throw failure("the input is not a valid BWT (it does not decode to a single text)");
+    const memory = heap.u8(0, heap.memory.buffer.byteLength);
+    const head = heap.u32(heads, chains);
+    const next = heap.u32(chunkNext, chunkTotal);
+    let at = outPtr;
+    for (const j of order) {
+      let chunk = head[j];
+      for (let left = len[j]; left > 0; left -= chunkBytes) {
+        const from = pool + chunk * chunkBytes;
+        memory.copyWithin(at, from, from + Math.min(left, chunkBytes));
+        at += Math.min(left, chunkBytes);
+        chunk = next[chunk];
+      }
+    }
+  } finally {
+    heap.release(mark);
+  }
+}

@@ -1,0 +1,375 @@
+// FM-index: count by backward search, locate by LF-walking to a suffix-array sample (kernels:
+// asm/fmindex.ts). The index is one byte image, identical in memory and on disk, so loading is one
+// read plus a linear self-check.
+//
+// File format, version 1 (all integers little-endian; sections 64-byte aligned):
+//   header, 128 bytes:
+//     0  magic "SUFSFMIX"          8  version u32 (1)       12 header bytes u32 (128)
+//     16 n u64 (text bytes)        24 primary u64: row of suffix 0 (the $ in L); 0 when n = 0
+//     32 K u32: sample rate        36 sigma u32: distinct bytes of T
+//     40 b u32: rows per block (power of two)               44 block bytes u32 (multiple of 64)
+//     48 block count u32 = floor((n+1)/b) + 1               52 sample count u32 = ceil(n/K)
+//     56 codeOf offset u64 (128)   64 C offset u64          72 blocks offset u64
+//     80 samples offset u64        88 file bytes u64        96 marks offset in a block u32
+//     100 bytes offset in a block u32                       104..127 zero
+//   codeOf: u32[256]: the code (rank among T's distinct bytes) of each byte, 0xFFFFFFFF if absent
+//   C: u32[sigma+1]: C[c] = 1 + occurrences of codes < c (row 0 is the $ row); C[sigma] = n+1
+//   blocks: block i covers rows [i*b, (i+1)*b) of L (rows 0..n of the sorted suffixes of T$):
+//     +0 sample rank u32 (sampled rows before the block)   +4 counts u32[sigma] (codes in earlier rows)
+//     +marks offset: b bits, bit j set when row i*b+j is sampled (its suffix starts at a multiple of K)
+//     +bytes offset: b codes of L (the $ stored as 0, not counted); rows past n are 0 and unmarked
+//   samples: u32[sample count]: the suffix start of each sampled row, in row order.
+// b = max(256, next power of two >= 4 sigma): the counts take at most about as much as the codes, and
+// a rank query reads one block's count word plus at most b code bytes (SIMD-counted).
+import { SharedHeap } from "../cpu/memory.js";
+import { instantiate, type Kernels } from "../cpu/wasm.js";
+import { failure } from "../errors.js";
+import { sequentialRunner, splitRange, TASKS_PER_THREAD, type KernelRunner } from "./blocks.js";
+import { bwtFromSAInHeap } from "./bwt.js";
+
+export const FM_MAGIC = "SUFSFMIX";
+export const FM_VERSION = 1;
+export const FM_HEADER_BYTES = 128;
+export const DEFAULT_SAMPLE_RATE = 32;
+const CODES_OFFSET = 128;
+const BOUNDS_OFFSET = CODES_OFFSET + 1024;
+const ABSENT = 0xffffffff;
+/** Smallest block count (b) and the factor relating it to sigma's count words. */
+const MIN_BLOCK_ROWS = 256;
+/** Patterns per count task and rows per locate task. */
+const PATTERNS_PER_TASK = 1 << 12;
+/** Fewest rows of L one block-filling task gets. */
+const MIN_FILL_ROWS = 1 << 20;
+const ROWS_PER_TASK = 1 << 14;
+/** Interleave depth of the query kernels (INTERLEAVE in asm/fmindex.ts) times slot bytes. */
+const COUNT_SLOTS_BYTES = 16 * 32;
+const LOCATE_SLOTS_BYTES = 16 * 16 + 16;
+/** Largest sample rate: the LF walk of one locate is at most K-1 steps. */
+export const MAX_SAMPLE_RATE = 1 << 20;
+
+export interface FMLayout {
+  n: number;
+  primary: number;
+  sampleRate: number;
+  sigma: number;
+  blockRows: number;
+  blockBytes: number;
+  blockCount: number;
+  sampleCount: number;
+  blocksOffset: number;
+  samplesOffset: number;
+  fileBytes: number;
+  marksAt: number;
+  bytesAt: number;
+}
+
+const align = (x: number, a: number) => Math.ceil(x / a) * a;
+
+/** The layout of an index of n bytes with sigma distinct bytes and sample rate K. */
+export function fmLayout(n: number, sigma: number, sampleRate: number, primary: number): FMLayout {
+  let blockRows = MIN_BLOCK_ROWS;
+  while (blockRows < 4 * sigma) blockRows *= 2;
+  const marksAt = align(4 + 4 * sigma, 16);
+  const bytesAt = marksAt + blockRows / 8;
+  const blockBytes = align(bytesAt + blockRows, 64);
+  const blockCount = Math.floor((n + 1) / blockRows) + 1;
+  const sampleCount = Math.ceil(n / sampleRate);
+  const blocksOffset = align(BOUNDS_OFFSET + 4 * (sigma + 1), 64);
+  const samplesOffset = blocksOffset + blockCount * blockBytes;
+  const fileBytes = align(samplesOffset + 4 * sampleCount, 64);
+  return { n, primary, sampleRate, sigma, blockRows, blockBytes, blockCount, sampleCount, blocksOffset, samplesOffset, fileBytes, marksAt, bytesAt };
+}
+
+function writeHeader(image: Uint8Array, L: FMLayout): void {
+  image.fill(0, 0, FM_HEADER_BYTES);
+  const v = new DataView(image.buffer, image.byteOffset, FM_HEADER_BYTES);
+  for (let i = 0; i < 8; i++) v.setUint8(i, FM_MAGIC.charCodeAt(i));
+  v.setUint32(8, FM_VERSION, true);
+  v.setUint32(12, FM_HEADER_BYTES, true);
+  v.setBigUint64(16, BigInt(L.n), true);
+  v.setBigUint64(24, BigInt(L.primary), true);
+  v.setUint32(32, L.sampleRate, true);
+  v.setUint32(36, L.sigma, true);
+  v.setUint32(40, L.blockRows, true);
+  v.setUint32(44, L.blockBytes, true);
+  v.setUint32(48, L.blockCount, true);
+  v.setUint32(52, L.sampleCount, true);
+  v.setBigUint64(56, BigInt(CODES_OFFSET), true);
+  v.setBigUint64(64, BigInt(BOUNDS_OFFSET), true);
+  v.setBigUint64(72, BigInt(L.blocksOffset), true);
+  v.setBigUint64(80, BigInt(L.samplesOffset), true);
+  v.setBigUint64(88, BigInt(L.fileBytes), true);
+  v.setUint32(96, L.marksAt, true);
+  v.setUint32(100, L.bytesAt, true);
+}
+
+/**
+ * Reads and checks a header against the bytes that follow it: a foreign, truncated or inconsistent
+ * file is a failure naming what is wrong (`what` names the file in messages).
+ */
+export function parseHeader(image: Uint8Array, what: string): FMLayout {
+  const notIndex = () => failure(`'${what}' is not a sufsort FM-index file (bad magic; build one with 'sufsort index')`);
+  if (image.length < 8) throw notIndex();
+  for (let i = 0; i < 8; i++) if (image[i] !== FM_MAGIC.charCodeAt(i)) throw notIndex();
+  if (image.length < FM_HEADER_BYTES) throw failure(`'${what}' is truncated: ${image.length} bytes, shorter than the ${FM_HEADER_BYTES}-byte header`);
+  const v = new DataView(image.buffer, image.byteOffset, FM_HEADER_BYTES);
+  const version = v.getUint32(8, true);
+  if (version !== FM_VERSION) throw failure(`'${what}' is an FM-index of version ${version}; this sufsort reads version ${FM_VERSION}`);
+  const n = Number(v.getBigUint64(16, true));
+  const primary = Number(v.getBigUint64(24, true));
+  const sampleRate = v.getUint32(32, true);
+  const sigma = v.getUint32(36, true);
+  const bad = (field: string) => failure(`'${what}' is a damaged FM-index (${field})`);
+  if (v.getUint32(12, true) !== FM_HEADER_BYTES) throw bad("header size");
+  if (n > 2 ** 31 - 1) throw bad("text length");
+  if (sampleRate < 1 || sampleRate > MAX_SAMPLE_RATE) throw bad("sample rate");
+  if (sigma > 256 || (n > 0 && sigma === 0)) throw bad("alphabet size");
+  if (n === 0 ? primary !== 0 : primary < 1 || primary > n) throw bad("primary index");
+  const L = fmLayout(n, sigma, sampleRate, primary);
+  const stored = [
+    [v.getUint32(40, true), L.blockRows, "rows per block"],
+    [v.getUint32(44, true), L.blockBytes, "block size"],
+    [v.getUint32(48, true), L.blockCount, "block count"],
+    [v.getUint32(52, true), L.sampleCount, "sample count"],
+    [Number(v.getBigUint64(56, true)), CODES_OFFSET, "layout"],
+    [Number(v.getBigUint64(64, true)), BOUNDS_OFFSET, "layout"],
+    [Number(v.getBigUint64(72, true)), L.blocksOffset, "layout"],
+    [Number(v.getBigUint64(80, true)), L.samplesOffset, "layout"],
+    [v.getUint32(96, true), L.marksAt, "layout"],
+    [v.getUint32(100, true), L.bytesAt, "layout"],
+  ] as const;
+  for (const [got, want, field] of stored) if (got !== want) throw bad(field);
+  const fileBytes = Number(v.getBigUint64(88, true));
+  if (fileBytes !== L.fileBytes) throw bad("file size field");
+  if (image.length < fileBytes) throw failure(`'${what}' is truncated: ${image.length} bytes of the ${fileBytes} its header announces`);
+  if (image.length > fileBytes) throw failure(`'${what}' has ${image.length - fileBytes} bytes after the index its header describes`);
+  // codeOf and C: codes 0..sigma-1 in byte order, C rising from 1 to n+1.
+  const codes = new DataView(image.buffer, image.byteOffset + CODES_OFFSET, 1024);
+  let next = 0;
+  for (let c = 0; c < 256; c++) {
+    const code = codes.getUint32(4 * c, true);
+    if (code === ABSENT) continue;
+    if (code !== next) throw bad("alphabet table");
+    next++;
+  }
+  if (next !== sigma) throw bad("alphabet table");
+  const C = new DataView(image.buffer, image.byteOffset + BOUNDS_OFFSET, 4 * (sigma + 1));
+  if (C.getUint32(0, true) !== 1 || C.getUint32(4 * sigma, true) !== n + 1) throw bad("C table");
+  for (let c = 0; c < sigma; c++) if (C.getUint32(4 * (c + 1), true) <= C.getUint32(4 * c, true)) throw bad("C table");
+  return L;
+}
+
+interface FMKernels {
+  byteHistogram(bytes: number, from: number, to: number, counts: number): void;
+  fmFillBlocks(bwt: number, sa: number, index: number, firstBlock: number, lastBlock: number, running: number): void;
+  fmRangeCounts(bwt: number, sa: number, index: number, r0: number, r1: number, running: number): void;
+  fmCheck(index: number, running: number): number;
+  fmCount(index: number, patterns: number, offsets: number, first: number, last: number, ranges: number, slots: number): void;
+  fmLocate(index: number, rows: number, count: number, out: number, slots: number): number;
+}
+
+/**
+ * Builds the index image of T and its SA in the heap (at a 64-aligned pointer); returns it. Scratch
+ * is reserved and released here; the image stays. Phases, each in blocks through the runner: L by a
+ * gather from T and SA; code and sample counts per range of blocks; (prefix sums on the host) the
+ * blocks themselves. (Tests lower `minFillRows` to exercise the splits on small inputs.)
+ */
+export async function buildIndexInHeap(
+  heap: SharedHeap, runner: KernelRunner, textPtr: number, saPtr: number, n: number, sampleRate: number,
+  minFillRows = MIN_FILL_ROWS,
+): Promise<{ ptr: number; layout: FMLayout }> {
+  const k = runner.kernels as unknown as FMKernels;
+  const histogram = heap.alloc(1024);
+  heap.u32(histogram, 256).fill(0);
+  k.byteHistogram(textPtr, 0, n, histogram);
+  const counts = Uint32Array.from(heap.u32(histogram, 256));
+  const sigma = counts.reduce((s, c) => s + (c > 0 ? 1 : 0), 0);
+  const bwt = heap.alloc(n + 1);
+  const primary = n === 0 ? 0 : await bwtFromSAInHeap(heap, runner, textPtr, saPtr, n, bwt, minFillRows);
+  const layout = fmLayout(n, sigma, sampleRate, primary);
+  const ptr = heap.alloc(layout.fileBytes, 64);
+  const mark = heap.used;
+  const image = heap.u8(ptr, layout.fileBytes);
+  image.fill(0, 0, layout.blocksOffset);
+  writeHeader(image, layout);
+  const codes = heap.u32(ptr + CODES_OFFSET, 256);
+  const C = heap.u32(ptr + BOUNDS_OFFSET, sigma + 1);
+  let code = 0;
+  let sum = 1;
+  for (let c = 0; c < 256; c++) {
+    if (counts[c] === 0) {
+      codes[c] = ABSENT;
+      continue;
+    }
+    codes[c] = code;
+    C[code++] = sum;
+    sum += counts[c];
+  }
+  C[sigma] = sum;
+  image.fill(0, layout.samplesOffset);
+
+  // Ranges of blocks; each range's starting counts are the sums over the ranges before it.
+  const b = layout.blockRows;
+  const ranges = splitRange(layout.blockCount, runner.threads * TASKS_PER_THREAD, Math.ceil(minFillRows / b));
+  const width = sigma + 1;
+  const running = heap.alloc(4 * width * ranges.length);
+  const run = heap.u32(running, width * ranges.length);
+  run.fill(0);
+  const rows = n + 1;
+  await runner.map(
+    "fmRangeCounts",
+    ranges.slice(0, -1).map(([b0, b1], t) => [bwt, saPtr, ptr, Math.min(rows, b0 * b), Math.min(rows, b1 * b), running + 4 * width * (t + 1)]),
+  );
+  for (let t = 1; t < ranges.length; t++) {
+    for (let c = 0; c < width; c++) run[t * width + c] += run[(t - 1) * width + c];
+  }
+  await runner.map("fmFillBlocks", ranges.map(([b0, b1], t) => [bwt, saPtr, ptr, b0, b1, running + 4 * width * t]));
+  heap.release(mark);
+  return { ptr, layout };
+}
+
+/** Per-pattern result of a batch search. */
+export interface SearchResult {
+  count: number;
+  /** With locate: text positions, ascending (at most `limit` of them: those of the first rows). */
+  positions?: Uint32Array;
+}
+
+/** An FM-index image in its own shared heap. */
+export class FMIndexImage {
+  private readonly k: FMKernels;
+  /** Runs the query kernels' blocks; an executor on this heap may replace it (useRunner). */
+  private runner: KernelRunner;
+
+  private constructor(
+    readonly heap: SharedHeap,
+    readonly kernels: Kernels,
+    readonly ptr: number,
+    readonly layout: FMLayout,
+  ) {
+    this.k = kernels as unknown as FMKernels;
+    this.runner = sequentialRunner(kernels);
+  }
+
+  /** Runs batch queries through `runner` (e.g. the CPU executor), which must work on this.heap. */
+  useRunner(runner: KernelRunner): void {
+    this.runner = runner;
+  }
+
+  /** Copies an image (checked with parseHeader and the kernel's self-check) into a fresh heap. */
+  static fromBytes(bytes: Uint8Array, what: string): FMIndexImage {
+    const layout = parseHeader(bytes, what);
+    const heap = new SharedHeap(64 + layout.fileBytes + (1 << 20));
+    const ptr = heap.alloc(layout.fileBytes, 64);
+    heap.u8(ptr, layout.fileBytes).set(bytes);
+    return FMIndexImage.checked(heap, instantiate(heap.memory), ptr, what);
+  }
+
+  /** Adopts an image already in a heap (a file read straight into it), after the same checks. */
+  static checked(heap: SharedHeap, kernels: Kernels, ptr: number, what: string): FMIndexImage {
+    const layout = parseHeader(heap.u8(ptr, heap.used - ptr), what);
+    const index = new FMIndexImage(heap, kernels, ptr, layout);
+    const mark = heap.used;
+    const running = heap.alloc(4 * (layout.sigma + 1));
+    const fault = index.k.fmCheck(ptr, running);
+    heap.release(mark);
+    if (fault !== 0) throw failure(`'${what}' is a damaged FM-index (its blocks do not agree with each other: check ${fault})`);
+    return index;
+  }
+
+  /** Builds from T and SA in `heap`, then moves the image to a heap of its own. */
+  static async fromSuffixArray(heap: SharedHeap, runner: KernelRunner, textPtr: number, saPtr: number, n: number, sampleRate: number): Promise<FMIndexImage> {
+    const mark = heap.used;
+    const { ptr, layout } = await buildIndexInHeap(heap, runner, textPtr, saPtr, n, sampleRate);
+    const own = new SharedHeap(64 + layout.fileBytes + (1 << 20));
+    const at = own.alloc(layout.fileBytes, 64);
+    own.u8(at, layout.fileBytes).set(heap.u8(ptr, layout.fileBytes));
+    heap.release(mark);
+    return new FMIndexImage(own, instantiate(own.memory), at, layout);
+  }
+
+  /** The image bytes (a view into the heap: valid until the heap is dropped). */
+  bytes(): Uint8Array {
+    return this.heap.u8(this.ptr, this.layout.fileBytes);
+  }
+
+  /**
+   * Count (and optionally locate) each pattern; patterns must be non-empty (the caller checks).
+   * Patterns go in blocks to the count kernel, then the rows found go in blocks to the locate kernel.
+   */
+  async search(patterns: Uint8Array[], options: { locate?: boolean; limit?: number } = {}): Promise<SearchResult[]> {
+    const threads = this.runner.threads;
+    const heap = this.heap;
+    const mark = heap.used;
+    try {
+      const m = patterns.length;
+      let total = 0;
+      for (const p of patterns) total += p.length;
+      const textPtr = heap.alloc(Math.max(1, total), 16);
+      const offsetsPtr = heap.alloc(4 * (m + 1));
+      const text = heap.u8(textPtr, total);
+      const offsets = heap.u32(offsetsPtr, m + 1);
+      let at = 0;
+      for (let p = 0; p < m; p++) {
+        offsets[p] = at;
+        text.set(patterns[p], at);
+        at += patterns[p].length;
+      }
+      offsets[m] = at;
+      const rangesPtr = heap.alloc(8 * m);
+      const blocks = splitRange(m, Math.max(threads * TASKS_PER_THREAD, Math.ceil(m / PATTERNS_PER_TASK)), 1);
+      const slots = blocks.map(() => heap.alloc(COUNT_SLOTS_BYTES));
+      await this.runner.map("fmCount", blocks.map(([first, last], b) => [this.ptr, textPtr, offsetsPtr, first, last, rangesPtr, slots[b]]));
+      const ranges = Uint32Array.from(heap.u32(rangesPtr, 2 * m));
+      const results: SearchResult[] = [];
+      for (let p = 0; p < m; p++) results.push({ count: ranges[2 * p + 1] - ranges[2 * p] });
+      if (options.locate) await this.locateRanges(ranges, results, options.limit ?? Infinity);
+      return results;
+    } finally {
+      heap.release(mark);
+    }
+  }
+
+  private async locateRanges(ranges: Uint32Array, results: SearchResult[], limit: number): Promise<void> {
+    const heap = this.heap;
+    const threads = this.runner.threads;
+    let rowsTotal = 0;
+    for (const r of results) rowsTotal += Math.min(r.count, limit);
+    const positions = new Uint32Array(rowsTotal);
+    const rowsPtr = heap.alloc(4 * Math.min(rowsTotal, ROWS_PER_TASK * TASKS_PER_THREAD * threads) + 4);
+    const chunkRows = Math.min(rowsTotal, ROWS_PER_TASK * TASKS_PER_THREAD * threads);
+    const outPtr = heap.alloc(4 * chunkRows + 4);
+    const slots = Array.from({ length: TASKS_PER_THREAD * threads }, () => heap.alloc(LOCATE_SLOTS_BYTES));
+    // Rows of all patterns in order, run in chunks of chunkRows.
+    let p = 0;
+    let nextRow = ranges[0];
+    let filled = 0;
+    for (let done = 0; done < rowsTotal; ) {
+      const rows = heap.u32(rowsPtr, chunkRows);
+      let k = 0;
+      while (k < chunkRows && filled < rowsTotal) {
+        const lastRow = ranges[2 * p] + Math.min(results[p].count, limit);
+        if (nextRow >= lastRow) {
+          p++;
+          nextRow = ranges[2 * p];
+          continue;
+        }
+        rows[k++] = nextRow++;
+        filled++;
+      }
+      const blocks = splitRange(k, TASKS_PER_THREAD * threads, 1);
+      const ret = await this.runner.map("fmLocate", blocks.map(([from, to], b) => [this.ptr, rowsPtr + 4 * from, to - from, outPtr + 4 * from, slots[b]]));
+      blocks.forEach(([from, to], b) => {
+        if (ret[b] !== to - from) throw failure("the FM-index is damaged (a locate walk found no sample)");
+      });
+      positions.set(heap.u32(outPtr, k), done);
+      done += k;
+    }
+    let at = 0;
+    for (const r of results) {
+      const take = Math.min(r.count, limit);
+      r.positions = positions.subarray(at, at + take).sort();
+      at += take;
+    }
+  }
+}

@@ -1,0 +1,56 @@
+// sufsort bwt IN [-o OUT] [--algo NAME] [--threads N]
+import { closeSync } from "node:fs";
+import type { Command } from "../command.js";
+import { intOption, stringOption } from "../command.js";
+import { checkLength, placeText, resolveSorter } from "../../engine/build.js";
+import { bwtPlaced } from "../../apps/bwt.js";
+import { openInput, readInto, checkOutputPath, writeFileAtomic } from "../files.js";
+import { Progress } from "../progress.js";
+
+export const bwtCommand: Command = {
+  name: "bwt",
+  summary: "Burrows–Wheeler transform of a file",
+  help: `Usage: sufsort bwt IN [-o OUT] [--algo NAME] [--threads N]
+
+Writes the Burrows–Wheeler transform of the bytes of IN to OUT (default IN.bwt): the primary index
+as 8 bytes little-endian, then n bytes. Convention (libsais's): the n+1 suffixes of IN$ are sorted
+with $ smaller than every byte; byte r of the BWT is the byte before the r-th suffix; the row of the
+whole text has none: it is left out and its row number is the primary index (banana -> annbaa, 4).
+'sufsort unbwt' restores IN.
+
+Options:
+  -o, --out OUT      output file (default: IN.bwt)
+  --algo NAME        suffix-array algorithm (default: sais)
+  --threads N        worker threads for building the suffix array (default: 1)
+  -h, --help         show this help`,
+  options: {
+    out: { type: "string", short: "o" },
+    algo: { type: "string" },
+    threads: { type: "string" },
+  },
+  positionals: { min: 1, max: 1, names: "input file IN" },
+  async run(args) {
+    const input = args.positionals[0];
+    const out = stringOption(args, "out") ?? `${input}.bwt`;
+    const sorter = resolveSorter(stringOption(args, "algo"));
+    const threads = intOption(args, "threads", 1);
+    checkOutputPath(out);
+    const { fd, size } = openInput(input);
+    let placed;
+    try {
+      checkLength(size);
+      placed = placeText(size, sorter, threads);
+      readInto(fd, placed.heap.u8(placed.textPtr, size), input);
+    } finally {
+      closeSync(fd);
+    }
+    const progress = new Progress("bwt");
+    const { primary, parts } = await bwtPlaced(placed, { threads, onProgress: (phase, f) => progress.update(phase, f) });
+    progress.update("writing", 1);
+    const header = new DataView(new ArrayBuffer(8));
+    header.setBigUint64(0, BigInt(primary), true);
+    writeFileAtomic(out, [header, ...parts]);
+    progress.done();
+    return 0;
+  },
+};

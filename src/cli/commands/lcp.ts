@@ -1,0 +1,92 @@
+// sufsort lcp IN [--sa SA] [-o OUT] [--algo NAME] [--threads N]
+import { closeSync } from "node:fs";
+import type { Command } from "../command.js";
+import { intOption, stringOption } from "../command.js";
+import { buildPlaced, checkLength, placeText, resolveSorter } from "../../engine/build.js";
+import { verifyInHeap } from "../../engine/verify.js";
+import { lcpInHeap } from "../../apps/lcp.js";
+import { sequentialRunner } from "../../apps/blocks.js";
+import { SharedHeap } from "../../cpu/memory.js";
+import { instantiate } from "../../cpu/wasm.js";
+import { failure } from "../../errors.js";
+import { openInput, readInto, checkOutputPath, writeFileAtomic } from "../files.js";
+import { Progress } from "../progress.js";
+
+export const lcpCommand: Command = {
+  name: "lcp",
+  summary: "LCP array of a file (from its suffix array)",
+  help: `Usage: sufsort lcp IN [--sa SA] [-o OUT] [--algo NAME] [--threads N]
+
+Writes the LCP array of IN to OUT (default IN.lcp) as n little-endian uint32: LCP[0] = 0 and LCP[i]
+is the length of the longest common prefix of suffixes SA[i-1] and SA[i]. Linear time (the PLCP /
+Phi method of Kärkkäinen, Manzini and Puglisi). With --sa, the suffix array is read from SA (as
+'sufsort build' writes it) and checked with the linear verifier first; otherwise it is built.
+
+Options:
+  --sa SA            suffix array of IN (default: build it)
+  -o, --out OUT      output file (default: IN.lcp)
+  --algo NAME        suffix-array algorithm when building (default: sais)
+  --threads N        worker threads for building the suffix array (default: 1)
+  -h, --help         show this help`,
+  options: {
+    sa: { type: "string" },
+    out: { type: "string", short: "o" },
+    algo: { type: "string" },
+    threads: { type: "string" },
+  },
+  positionals: { min: 1, max: 1, names: "input file IN" },
+  async run(args) {
+    const input = args.positionals[0];
+    const saPath = stringOption(args, "sa");
+    const out = stringOption(args, "out") ?? `${input}.lcp`;
+    const sorter = resolveSorter(stringOption(args, "algo"));
+    const threads = intOption(args, "threads", 1);
+    checkOutputPath(out);
+    const progress = new Progress("lcp");
+    const { fd, size: n } = openInput(input);
+    let heap: SharedHeap;
+    let kernels;
+    let textPtr: number;
+    let saPtr: number;
+    if (saPath === undefined) {
+      let placed;
+      try {
+        checkLength(n);
+        placed = placeText(n, sorter, threads);
+        readInto(fd, placed.heap.u8(placed.textPtr, n), input);
+      } finally {
+        closeSync(fd);
+      }
+      const built = await buildPlaced(placed, { threads, onProgress: (phase, f) => progress.update(phase, f) });
+      ({ heap, kernels, textPtr } = placed);
+      saPtr = built.sa.byteOffset;
+    } else {
+      try {
+        checkLength(n);
+        heap = new SharedHeap(64 + 9 * n + ((n + 7) >> 3) + (1 << 20));
+        textPtr = heap.alloc(n);
+        readInto(fd, heap.u8(textPtr, n), input);
+      } finally {
+        closeSync(fd);
+      }
+      const sa = openInput(saPath);
+      try {
+        if (sa.size !== 4 * n) throw failure(`'${saPath}' is ${sa.size} bytes; the suffix array of ${n} bytes is ${4 * n} bytes`);
+        saPtr = heap.alloc(4 * n);
+        readInto(sa.fd, heap.u8(saPtr, 4 * n), saPath);
+      } finally {
+        closeSync(sa.fd);
+      }
+      kernels = instantiate(heap.memory);
+      progress.update("verifying", 0);
+      const verdict = verifyInHeap(heap, kernels, textPtr, saPtr, n);
+      if (!verdict.ok) throw failure(`'${saPath}' is not the suffix array of '${input}': ${verdict.message}`);
+    }
+    progress.update("lcp", 0);
+    await lcpInHeap(heap, sequentialRunner(kernels), textPtr, saPtr, n, saPtr);
+    progress.update("writing", 1);
+    writeFileAtomic(out, [heap.u32(saPtr, n)]);
+    progress.done();
+    return 0;
+  },
+};

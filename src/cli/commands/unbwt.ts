@@ -1,0 +1,72 @@
+// sufsort unbwt IN.bwt [-o OUT]
+import { closeSync, readSync } from "node:fs";
+import type { Command } from "../command.js";
+import { stringOption } from "../command.js";
+import { checkLength } from "../../engine/build.js";
+import { sequentialRunner } from "../../apps/blocks.js";
+import { BWT_HEADER_BYTES, checkPrimary, unbwtInHeap } from "../../apps/bwt.js";
+import { SharedHeap } from "../../cpu/memory.js";
+import { instantiate } from "../../cpu/wasm.js";
+import { failure } from "../../errors.js";
+import { openInput, checkOutputPath, writeFileAtomic } from "../files.js";
+
+export const unbwtCommand: Command = {
+  name: "unbwt",
+  summary: "restore a file from its Burrows–Wheeler transform",
+  help: `Usage: sufsort unbwt IN.bwt [-o OUT]
+
+Inverts a BWT file written by 'sufsort bwt' (primary index as 8 bytes little-endian, then the n
+bytes) and writes the original bytes to OUT (default: IN with .bwt replaced by .unbwt, or IN.unbwt).
+A primary index out of range (1..n; 0 for an empty BWT) or bytes that are not the BWT of any text
+are reported as errors; OUT then does not appear.
+
+Options:
+  -o, --out OUT      output file
+  -h, --help         show this help`,
+  options: {
+    out: { type: "string", short: "o" },
+  },
+  positionals: { min: 1, max: 1, names: "BWT file IN.bwt" },
+  async run(args) {
+    const input = args.positionals[0];
+    const out = stringOption(args, "out") ?? (input.endsWith(".bwt") ? `${input.slice(0, -4)}.unbwt` : `${input}.unbwt`);
+    checkOutputPath(out);
+    const { fd, size } = openInput(input);
+    let heap: SharedHeap;
+    let bwtPtr: number;
+    let primary: number;
+    const n = size - BWT_HEADER_BYTES;
+    try {
+      if (size < BWT_HEADER_BYTES) throw failure(`'${input}' is ${size} bytes: too short for a BWT file (8-byte primary index, then the BWT)`);
+      checkLength(n);
+      const header = new DataView(new ArrayBuffer(BWT_HEADER_BYTES));
+      if (readSync(fd, new Uint8Array(header.buffer), 0, BWT_HEADER_BYTES, 0) !== BWT_HEADER_BYTES) throw failure(`'${input}' shrank while being read`);
+      const stored = header.getBigUint64(0, true);
+      primary = stored > BigInt(n) ? Number.MAX_SAFE_INTEGER : Number(stored);
+      try {
+        checkPrimary(n, primary);
+      } catch {
+        throw failure(`'${input}': primary index ${stored} is out of range (${n === 0 ? "must be 0 for an empty BWT" : `1..${n} for a BWT of ${n} bytes`})`);
+      }
+      heap = new SharedHeap(64 + 8 * n + (1 << 20));
+      bwtPtr = heap.alloc(n);
+      const into = heap.u8(bwtPtr, n);
+      for (let off = 0; off < n; ) {
+        const got = readSync(fd, into, off, Math.min(1 << 30, n - off), BWT_HEADER_BYTES + off);
+        if (got === 0) throw failure(`'${input}' shrank while being read`);
+        off += got;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    const outPtr = heap.alloc(n);
+    try {
+      await unbwtInHeap(heap, sequentialRunner(instantiate(heap.memory)), bwtPtr, n, primary, outPtr);
+    } catch (e) {
+      if (e instanceof Error && e.name === "SufsortError") throw failure(`'${input}': ${e.message}`);
+      throw e;
+    }
+    writeFileAtomic(out, [heap.u8(outPtr, n)]);
+    return 0;
+  },
+};

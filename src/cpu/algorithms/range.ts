@@ -1,0 +1,216 @@
+// --algo range: parallel prefix doubling with Larsson–Sadakane group refinement, after PBBS's
+// parallelRange (Shun, Blelloch et al., pbbsbench benchmarks/suffixArray/parallelRange); group types
+// by size as in "Fast in-memory suffix sorting on the GPU" (../shared/seeds/001).
+//
+//   sort all suffixes by their first `chars` characters, packed in a u64 key (MSD radix)
+//   rank[i] = 1 + index of the head of i's group (rank[n] = 0); groups = runs of equal keys, size >= 2
+//   for h = chars, 2 chars, 4 chars, ... while groups remain:
+//     A: sort every group by rank[SA[j] + h]: small groups whole inside one worker, large ones
+//        (more than 1/(threads * LARGE_SHARE) of the unsorted suffixes) with the parallel radix sort
+//     B: split every group into runs of equal keys; rank = head of run; runs of size >= 2 are the
+//        next round's groups, singletons are final and drop out for good
+//
+// Limits: n < 2^32 and 25 n bytes of heap (text, SA, rank, two 8n scratch regions) + 32 MiB, so
+// n <= 169,114,337 (rangeMaxLength) in the 4 GiB WebAssembly memory. O(n log n) work in the worst case (one repeated
+// byte: every round refines one group of almost n suffixes), so such inputs are handed over to skew
+// (HAND_OVER_PREFIX below) and the build result names skew as the algorithm that ran.
+import type { BuildContext, HandOver, SuffixSorter } from "../../engine/registry.js";
+import { registerSorter } from "../../engine/registry.js";
+import { MAX_HEAP_BYTES } from "../memory.js";
+import { bitsFor, blocks, copy, forBlocks, radixSort, radixSortMsdU64, scatterByBuckets } from "../primitives.js";
+import type { KernelArgs } from "../executor.js";
+import { skewMaxLength, skewSorter } from "./skew.js";
+
+/** A group is large (sorted by all workers together) above this share of the unsorted suffixes. */
+const LARGE_SHARE = 4;
+/** ... and never below this many suffixes (the in-worker introsort handles those well). */
+const LARGE_MIN = 1 << 16;
+/** Blocks of the group list per thread: piscina's queue balances groups of uneven size. */
+const GROUP_BLOCKS_PER_THREAD = 8;
+/** Fewest groups in one block of the group list. */
+const MIN_GROUPS_PER_BLOCK = 512;
+/**
+ * The doubling worst case (one repeated byte, long periodic runs) costs a full sort of nearly n
+ * suffixes in each of log n rounds. When, with groups sorted by HAND_OVER_PREFIX characters, more
+ * than HAND_OVER_SHARE of the suffixes are still unsorted, the input goes to skew (linear work).
+ */
+const HAND_OVER_PREFIX = 64;
+const HAND_OVER_SHARE = 0.9;
+/** Characters sorted first beyond log2(n) / entropy. */
+const EXTRA_CHARS = 3;
+/** Heap bytes per text byte beyond text and SA: rank (4) + keys/groups (8) + scratch (8). */
+const SCRATCH_PER_BYTE = 20;
+const SCRATCH_FIXED = 32 << 20; // count tables of the MSD pass: up to 64 threads x 2^16 x 4 bytes, and more
+
+export const rangeMaxLength = Math.floor((MAX_HEAP_BYTES - 2 * SCRATCH_FIXED) / (SCRATCH_PER_BYTE + 5));
+
+async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
+  const { executor: exec, heap, textPtr: text, n, saPtr: sa } = ctx;
+  if (n <= 1) {
+    if (n === 1) heap.u32(sa, 1)[0] = 0;
+    return;
+  }
+  const mark = heap.used;
+  const isa = heap.alloc(4 * (n + 1));
+  const regionA = heap.alloc(8 * n); // u64 keys of the first sort; then u32 keys + the group list
+  const regionB = heap.alloc(8 * n); // radix scratch; u64 (key, suffix) of small groups; new groups
+  const keys = regionA;
+  const groupList = regionA + 4 * n;
+  const codes = heap.alloc(4 * 256);
+  // Phase B tasks: the group-list blocks, cut once more around each large group, plus one slice per
+  // thread of each large group (at most threads * LARGE_SHARE of them).
+  const groupBlocksMax = exec.threads * GROUP_BLOCKS_PER_THREAD;
+  const largeCap = exec.threads * LARGE_SHARE + 1;
+  const maxTasks = Math.max(exec.threads, groupBlocksMax + largeCap * (exec.threads + 1));
+  const totals = heap.alloc(4 * maxTasks);
+  const largeLists = heap.alloc(4 * largeCap * groupBlocksMax);
+  const histograms = heap.alloc(1024 * exec.threads);
+
+  // Alphabet: codes 1..sigma in byte order; 0 marks the end of the text.
+  const parts = blocks(0, n, exec.threads);
+  await exec.map("byteHistogram", parts.map(([a, b], i) => [text, a, b, histograms + 1024 * i]));
+  const counts = heap.u32(histograms, 256 * parts.length);
+  const codeOf = heap.u32(codes, 256);
+  let sigma = 0;
+  let entropy = 0; // order-0, bits per character
+  for (let c = 0; c < 256; c++) {
+    let seen = 0;
+    for (let p = 0; p < parts.length; p++) seen += counts[256 * p + c];
+    codeOf[c] = seen > 0 ? ++sigma : 0;
+    if (seen > 0) entropy -= (seen / n) * Math.log2(seen / n);
+  }
+  const bits = bitsFor(sigma);
+  // As many characters as fit in 64 bits, but no more than a text of this entropy needs to leave
+  // few suffixes unsorted (random DNA: ~16 of 21): a pass over bits that decide nothing is waste.
+  const chars = Math.min(Math.floor(64 / bits), Math.ceil(Math.log2(n) / Math.max(entropy, 0.5)) + EXTRA_CHARS);
+
+  // First sort: all suffixes by their first `chars` characters.
+  await forBlocks(exec, "rangePackKeys", 0, n, (a, b) => [text, n, codes, bits, chars, regionA, sa, a, b]);
+  await radixSortMsdU64(exec, { keys: regionA, vals: sa, tmpKeys: regionB, tmpVals: isa, keyBytes: 8 }, 0, n, 64 - bits * chars, 64);
+  let written = await rankRuns(
+    "rangeRankSliceU64",
+    parts.map(([a, b]) => ({ args: [regionA, sa, isa, 0, n, a, b], at: a })),
+  );
+  let groups = written.groups;
+  if (groups > 0) {
+    // ranks were written in SA order (sequentially); move them to text order in cache-sized windows
+    await scatterByBuckets(exec, isa, sa, isa, n, n, { keys: regionB, vals: regionB + 4 * n });
+  }
+  heap.u32(isa + 4 * n, 1)[0] = 0; // the empty suffix ranks below all others
+  let unsorted = written.suffixes;
+
+  // Invariants at the top of each round: SA is sorted by the first h characters; rank[i] is 1 + the
+  // position of the head of i's group in SA and rank[n] = 0; groupList holds the groups of size >= 2
+  // in SA order, together `unsorted` suffixes; every suffix i in a group has i + h <= n (a suffix
+  // shorter than h is unique).
+  for (let h = chars; groups > 0; h *= 2) {
+    ctx.onProgress?.(1 - unsorted / n);
+    if (h >= HAND_OVER_PREFIX && unsorted > HAND_OVER_SHARE * n && n <= skewMaxLength) {
+      heap.release(mark);
+      await skewSorter.build(ctx);
+      return {
+        algorithm: skewSorter.name,
+        reason: `range handed over to skew: ${unsorted} of ${n} suffixes share a prefix of ${h} bytes`,
+      };
+    }
+    const large = Math.max(LARGE_MIN, Math.ceil(unsorted / (exec.threads * LARGE_SHARE)));
+    const groupBlocks = blocks(0, groups, groupBlocksMax, MIN_GROUPS_PER_BLOCK);
+
+    // A: small groups sorted inside workers; large ones listed.
+    const listed = await exec.map(
+      "rangeSortGroups",
+      groupBlocks.map(([g0, g1], i) => [groupList, g0, g1, sa, isa, keys, regionB, h, large, largeLists + 4 * largeCap * i]),
+    );
+    const list = heap.u32(groupList, 2 * groups);
+    const largeGroups: number[] = [];
+    listed.forEach((count, i) => {
+      const ids = heap.u32(largeLists + 4 * largeCap * i, count);
+      for (const g of ids) largeGroups.push(g);
+    });
+    for (const g of largeGroups) {
+      const s = list[2 * g];
+      const e = s + list[2 * g + 1];
+      await forBlocks(exec, "rangeGatherKeys", s, e, (a, b) => [sa, isa, keys, a, b, h]);
+      await radixSort(exec, { keys, vals: sa, tmpKeys: regionB, tmpVals: regionB + 4 * n, keyBytes: 4 }, s, e, 0, bitsFor(n));
+    }
+
+    // B: ranks and next groups; the group list is cut around large groups so that every task's
+    // output (at most half its suffixes, written from its first suffix on) stays inside its range.
+    const tasks: RankTask[] = [];
+    const largeSet = new Set(largeGroups);
+    for (const [g0, g1] of groupBlocks) {
+      let from = g0;
+      for (let g = g0; g <= g1; g++) {
+        if (g === g1 || largeSet.has(g)) {
+          if (g > from) tasks.push({ args: [groupList, from, g, sa, isa, keys, large], at: list[2 * from], kernel: "rangeRankGroups" });
+          if (g < g1) {
+            const s = list[2 * g];
+            const e = s + list[2 * g + 1];
+            for (const [a, b] of blocks(s, e, exec.threads)) {
+              tasks.push({ args: [keys, sa, isa, s, e, a, b], at: a, kernel: "rangeRankSliceU32" });
+            }
+          }
+          from = g + 1;
+        }
+      }
+    }
+    written = await rankRuns(undefined, tasks);
+    groups = written.groups;
+    unsorted = written.suffixes;
+  }
+  ctx.onProgress?.(1);
+  heap.release(mark);
+
+  interface RankTask {
+    args: KernelArgs;
+    /** Pair index in regionB where the task writes its groups (its first suffix). */
+    at: number;
+    kernel?: string;
+  }
+
+  /** Runs rank tasks (each writing groups at regionB[at..]) and compacts their groups into the list. */
+  async function rankRuns(kernel: string | undefined, tasks: RankTask[]): Promise<{ groups: number; suffixes: number }> {
+    const byKernel = new Map<string, number[]>();
+    tasks.forEach((t, i) => {
+      const k = t.kernel ?? kernel!;
+      if (!byKernel.has(k)) byKernel.set(k, []);
+      byKernel.get(k)!.push(i);
+    });
+    const counts = new Array<number>(tasks.length);
+    await Promise.all(
+      [...byKernel].map(async ([k, ids]) => {
+        const got = await exec.map(k, ids.map((i) => [...tasks[i].args, regionB + 8 * tasks[i].at, totals + 4 * i]));
+        ids.forEach((i, j) => (counts[i] = got[j]));
+      }),
+    );
+    const sums = heap.u32(totals, tasks.length);
+    const order = tasks.map((_, i) => i).sort((a, b) => tasks[a].at - tasks[b].at);
+    let groupCount = 0;
+    let suffixes = 0;
+    const copies: Promise<unknown>[] = [];
+    for (const i of order) {
+      if (counts[i] > 0) {
+        const src = regionB + 8 * tasks[i].at;
+        const dst = groupList + 8 * groupCount;
+        copies.push(copy(exec, dst, src, 0, 2 * counts[i]));
+        groupCount += counts[i];
+        suffixes += sums[i];
+      }
+    }
+    await Promise.all(copies);
+    return { groups: groupCount, suffixes };
+  }
+}
+
+export const rangeSorter: SuffixSorter = {
+  name: "range",
+  engine: "cpu",
+  description: "parallel prefix doubling with Larsson-Sadakane group refinement (PBBS parallelRange)",
+  maxLength: rangeMaxLength,
+  // a hand-over to skew releases range's scratch first, so the peak is the larger of the two
+  scratchBytes: (n) =>
+    Math.max(SCRATCH_PER_BYTE * n + SCRATCH_FIXED, n <= skewMaxLength ? skewSorter.scratchBytes(n) : 0),
+  build: buildRange,
+};
+
+registerSorter(rangeSorter);

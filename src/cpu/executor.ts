@@ -1,0 +1,104 @@
+// The one executor interface of the CPU engine: algorithms and primitives call only this. A call
+// runs one named WebAssembly kernel per argument list (one block each) and resolves when all blocks
+// are done: one round of tasks per phase is the barrier between phases (see NOTES: an empty piscina
+// task costs 30–85 µs, so phases hand out a few large blocks, not many small ones).
+import { availableParallelism } from "node:os";
+import { Piscina } from "piscina";
+import { SharedHeap } from "./memory.js";
+import { instantiate, wasmModule, type Kernels } from "./wasm.js";
+import { packagePath } from "../paths.js";
+import { usageError } from "../errors.js";
+
+/** Arguments of one kernel call: pointers, offsets and lengths only (u32, passed as numbers). */
+export type KernelArgs = readonly number[];
+
+export interface Executor {
+  /** How many blocks a phase should be split into to keep every worker busy. */
+  readonly threads: number;
+  readonly heap: SharedHeap;
+  /** Kernels instantiated on the heap in the calling thread, for serial steps. */
+  readonly kernels: Kernels;
+  /** Runs `kernel` once per argument list, in parallel; resolves to the u32 results in order. */
+  map(kernel: string, calls: readonly KernelArgs[]): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+/** Most threads an executor accepts (the radix count tables are sized by it). */
+export const MAX_THREADS = 64;
+
+/** os.availableParallelism(), capped at MAX_THREADS. */
+export function defaultThreads(): number {
+  return Math.min(availableParallelism(), MAX_THREADS);
+}
+
+export function checkThreads(threads: number): number {
+  if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS) {
+    throw usageError(`--threads must be an integer from 1 to ${MAX_THREADS}, got ${threads}`);
+  }
+  return threads;
+}
+
+function call(kernels: Kernels, kernel: string, args: KernelArgs): number {
+  const fn = kernels[kernel];
+  if (typeof fn !== "function") throw new Error(`sufsort: no kernel named ${kernel}`);
+  const result = (fn as (...a: number[]) => number | undefined)(...args);
+  return result === undefined ? 0 : result >>> 0;
+}
+
+/** Runs every block on the calling thread, one after another (threads = 1, and the reference). */
+export class SequentialExecutor implements Executor {
+  readonly threads = 1;
+  readonly kernels: Kernels;
+  constructor(readonly heap: SharedHeap) {
+    this.kernels = instantiate(heap.memory);
+  }
+  async map(kernel: string, calls: readonly KernelArgs[]): Promise<number[]> {
+    return calls.map((args) => call(this.kernels, kernel, args));
+  }
+  async close(): Promise<void> {}
+}
+
+/** What a worker task carries: a kernel name and its arguments. */
+export interface KernelTask {
+  kernel: string;
+  args: KernelArgs;
+}
+
+/**
+ * A piscina pool of `threads` workers, each holding an instance of the module on the heap's memory
+ * (workers/cpu.ts). The pool starts on the first parallel call, so a sequential algorithm run with
+ * many threads costs no workers. Idle workers are unref'd by piscina, so an open pool does not keep
+ * the process alive; close() ends the workers.
+ */
+export class PiscinaExecutor implements Executor {
+  readonly kernels: Kernels;
+  private readonly module: WebAssembly.Module;
+  private pool: Piscina | undefined;
+  constructor(readonly heap: SharedHeap, readonly threads: number) {
+    this.module = wasmModule();
+    this.kernels = instantiate(heap.memory, this.module);
+  }
+  async map(kernel: string, calls: readonly KernelArgs[]): Promise<number[]> {
+    if (calls.length === 1) return [call(this.kernels, kernel, calls[0])];
+    this.pool ??= new Piscina({
+      filename: packagePath("dist", "workers", "cpu.js"),
+      minThreads: this.threads,
+      maxThreads: this.threads,
+      idleTimeout: Infinity,
+      workerData: { memory: this.heap.memory, module: this.module },
+    });
+    const pool = this.pool;
+    const results = await Promise.all(calls.map((args) => pool.run({ kernel, args } satisfies KernelTask)));
+    return results.map((r: number) => r >>> 0);
+  }
+  async close(): Promise<void> {
+    await this.pool?.destroy();
+    this.pool = undefined;
+  }
+}
+
+/** A sequential executor for one thread, a piscina pool otherwise. */
+export function createExecutor(heap: SharedHeap, threads: number): Executor {
+  checkThreads(threads);
+  return threads === 1 ? new SequentialExecutor(heap) : new PiscinaExecutor(heap, threads);
+}

@@ -1,0 +1,267 @@
+// BWT, inverse BWT, LCP and FM-index against naive computations on random and hard-family inputs.
+import { describe, expect, it } from "vitest";
+import { bwt, unbwt, lcp, FMIndex, SufsortError } from "../src/index.js";
+import { SharedHeap } from "../src/cpu/memory.js";
+import { instantiate } from "../src/cpu/wasm.js";
+import { bwtFromSAInHeap, unbwtInHeap } from "../src/apps/bwt.js";
+import { lcpInHeap } from "../src/apps/lcp.js";
+import { buildIndexInHeap } from "../src/apps/fmindex.js";
+import { sequentialRunner } from "../src/apps/blocks.js";
+import { doublingSuffixArray, firstDifference, hardFamilies, naiveSuffixArray, randomText, rng } from "./support/inputs.js";
+
+/** BWT by definition from the naive SA: L[0] = T[n-1], then T[SA[k]-1] with the row of suffix 0 dropped. */
+function naiveBwt(t: Uint8Array): { bwt: Uint8Array; primary: number } {
+  const n = t.length;
+  if (n === 0) return { bwt: new Uint8Array(0), primary: 0 };
+  const sa = naiveSuffixArray(t);
+  const out: number[] = [t[n - 1]];
+  let primary = 0;
+  sa.forEach((s, k) => (s === 0 ? (primary = k + 1) : out.push(t[s - 1])));
+  return { bwt: Uint8Array.from(out), primary };
+}
+
+function naiveLcp(t: Uint8Array, sa: Uint32Array): Uint32Array {
+  const out = new Uint32Array(sa.length);
+  for (let k = 1; k < sa.length; k++) {
+    let l = 0;
+    while (sa[k] + l < t.length && sa[k - 1] + l < t.length && t[sa[k] + l] === t[sa[k - 1] + l]) l++;
+    out[k] = l;
+  }
+  return out;
+}
+
+function naiveOccurrences(t: Uint8Array, p: Uint8Array): number[] {
+  const found: number[] = [];
+  outer: for (let i = 0; i + p.length <= t.length; i++) {
+    for (let j = 0; j < p.length; j++) if (t[i + j] !== p[j]) continue outer;
+    found.push(i);
+  }
+  return found;
+}
+
+/** Random patterns of length 1..100: half cut from the text (found), half random bytes (mostly not). */
+function patternsFor(t: Uint8Array, count: number, seed: number): Uint8Array[] {
+  const r = rng(seed);
+  const out: Uint8Array[] = [];
+  for (let q = 0; q < count; q++) {
+    const len = Math.min(t.length, 1 + Math.floor(r() * 100));
+    if (q % 2 === 0) {
+      const at = Math.floor(r() * (t.length - len + 1));
+      out.push(t.slice(at, at + len));
+    } else {
+      const p = t.slice(0, len).map(() => t[Math.floor(r() * t.length)]);
+      if (q % 4 === 1) p[Math.floor(r() * len)] = Math.floor(r() * 256);
+      out.push(p);
+    }
+  }
+  return out;
+}
+
+const inputs: Array<[string, Uint8Array]> = [
+  ["empty", new Uint8Array(0)],
+  ["one byte", Uint8Array.of(7)],
+  ["banana", new TextEncoder().encode("banana")],
+  ["random sigma 2", randomText(3000, 2, 11)],
+  ["random sigma 4", randomText(5000, 4, 12)],
+  ["random sigma 256", randomText(20000, 256, 13)],
+  ["random sigma 100", randomText(20000, 100, 14)],
+  ...hardFamilies(1500, 5),
+];
+
+describe("bwt", () => {
+  it("follows libsais's convention on banana", async () => {
+    const { bwt: L, primary } = await bwt("banana");
+    expect(new TextDecoder().decode(L)).toBe("annbaa");
+    expect(primary).toBe(4);
+  });
+
+  for (const [name, t] of inputs) {
+    it(`matches the definition and inverts exactly: ${name} (n=${t.length})`, async () => {
+      const want = naiveBwt(t);
+      const got = await bwt(t);
+      expect(got.primary).toBe(want.primary);
+      expect(firstDifference(got.bwt, want.bwt)).toBe(-1);
+      const back = await unbwt(got.bwt, got.primary);
+      expect(firstDifference(back, t)).toBe(-1);
+    });
+  }
+
+  it("decodes with many short chains (the chain linking, interleaving and refills)", async () => {
+    for (const [name, t] of inputs) {
+      const { bwt: L, primary } = naiveBwt(t);
+      const heap = new SharedHeap(64 + 8 * t.length + (1 << 20));
+      const kernels = instantiate(heap.memory);
+      const bwtPtr = heap.alloc(L.length);
+      heap.u8(bwtPtr, L.length).set(L);
+      const outPtr = heap.alloc(L.length);
+      for (const chainBytes of [1, 3, 37]) {
+        heap.u8(outPtr, L.length).fill(0);
+        await unbwtInHeap(heap, sequentialRunner(kernels), bwtPtr, L.length, primary, outPtr, chainBytes);
+        expect(firstDifference(heap.u8(outPtr, t.length), t), `${name}, ${chainBytes} bytes per chain`).toBe(-1);
+      }
+    }
+  });
+
+  it("rejects a primary index out of range and bytes that are no BWT", async () => {
+    const L = new TextEncoder().encode("annbaa");
+    for (const primary of [0, 7, -1, 2.5]) {
+      await expect(unbwt(L, primary)).rejects.toThrow(/primary index .* out of range/);
+    }
+    await expect(unbwt(new Uint8Array(0), 1)).rejects.toThrow(SufsortError);
+    // L = a $ a: psi has the cycle {0, 1} and the fixed point 2, so no single text decodes from it.
+    await expect(unbwt(new TextEncoder().encode("aa"), 1)).rejects.toThrow(/not a valid BWT/);
+    expect(await unbwt(new Uint8Array(0), 0)).toEqual(new Uint8Array(0));
+  });
+});
+
+describe("lcp", () => {
+  for (const [name, t] of inputs) {
+    it(`matches direct comparison: ${name} (n=${t.length})`, async () => {
+      const sa = naiveSuffixArray(t);
+      const want = naiveLcp(t, sa);
+      expect(firstDifference(await lcp(t), want)).toBe(-1);
+      expect(firstDifference(await lcp(t, sa), want)).toBe(-1);
+    });
+  }
+
+  it("rejects an SA that is not the text's", async () => {
+    const t = new TextEncoder().encode("mississippi");
+    const sa = naiveSuffixArray(t);
+    [sa[3], sa[4]] = [sa[4], sa[3]];
+    await expect(lcp(t, sa)).rejects.toThrow(/not the suffix array/);
+    await expect(lcp(t, sa.subarray(1))).rejects.toThrow(/entries/);
+  });
+});
+
+describe("FMIndex", () => {
+  for (const [name, t] of inputs) {
+    if (t.length === 0) continue;
+    it(`count and locate match a substring scan: ${name} (n=${t.length})`, async () => {
+      for (const sampleRate of [1, 5, 32]) {
+        const built = await FMIndex.build(t, { sampleRate });
+        const index = FMIndex.load(built.toBytes());
+        expect(index.length).toBe(t.length);
+        const patterns = patternsFor(t, 60, t.length + sampleRate);
+        const results = await index.search(patterns, { locate: true });
+        let found = 0;
+        patterns.forEach((p, q) => {
+          const want = naiveOccurrences(t, p);
+          if (want.length > 0) found++;
+          expect(results[q].count, `pattern ${q} (K=${sampleRate})`).toBe(want.length);
+          expect(Array.from(results[q].positions!), `pattern ${q} (K=${sampleRate})`).toEqual(want);
+        });
+        expect(found).toBeGreaterThan(0);
+      }
+    });
+  }
+
+  it("count, locate and limit on single patterns", async () => {
+    const index = await FMIndex.build("abracadabra");
+    expect(await index.count("abra")).toBe(2);
+    expect(await index.count("z")).toBe(0);
+    expect(Array.from(await index.locate("a"))).toEqual([0, 3, 5, 7, 10]);
+    expect((await index.locate("a", { limit: 2 })).length).toBe(2);
+    expect(Array.from(await index.locate("abracadabra"))).toEqual([0]);
+  });
+
+  it("indexes the empty text (every pattern is then too long)", async () => {
+    const index = FMIndex.load((await FMIndex.build(new Uint8Array(0))).toBytes());
+    expect(index.length).toBe(0);
+    await expect(index.count("a")).rejects.toThrow(/longer than the indexed text \(0 bytes\)/);
+  });
+
+  it("rejects empty and too-long patterns", async () => {
+    const index = await FMIndex.build("abc");
+    await expect(index.count("")).rejects.toThrow(/pattern 1 is empty/);
+    await expect(index.count("abcd")).rejects.toThrow(/longer than the indexed text/);
+  });
+
+  it("rejects foreign, truncated and damaged index bytes", async () => {
+    const good = (await FMIndex.build(randomText(5000, 20, 3))).toBytes();
+    expect(() => FMIndex.load(new TextEncoder().encode("hello world, not an index"))).toThrow(/not a sufsort FM-index/);
+    expect(() => FMIndex.load(good.subarray(0, 100))).toThrow(/truncated/);
+    expect(() => FMIndex.load(good.subarray(0, good.length - 64))).toThrow(/truncated/);
+    const longer = new Uint8Array(good.length + 1);
+    longer.set(good);
+    expect(() => FMIndex.load(longer)).toThrow(/bytes after the index/);
+    const badVersion = good.slice();
+    badVersion[8] = 9;
+    expect(() => FMIndex.load(badVersion)).toThrow(/version 9/);
+    // A flipped code byte inside the first block breaks the counts of the next block.
+    const dv = new DataView(good.buffer, good.byteOffset);
+    const blocksAt = Number(dv.getBigUint64(72, true));
+    const bytesAt = dv.getUint32(100, true);
+    const damaged = good.slice();
+    damaged[blocksAt + bytesAt + 3] ^= 1;
+    expect(() => FMIndex.load(damaged)).toThrow(/damaged/);
+  });
+});
+
+describe("a larger input (many blocks, chains and samples)", () => {
+  it("BWT, unBWT, LCP and FM-index agree with the doubling oracle and a scan", async () => {
+    const t = randomText(120_000, 4, 77);
+    const sa = doublingSuffixArray(t);
+    const n = t.length;
+    const wantBwt: number[] = [t[n - 1]];
+    let wantPrimary = 0;
+    sa.forEach((s, k) => (s === 0 ? (wantPrimary = k + 1) : wantBwt.push(t[s - 1])));
+    const got = await bwt(t);
+    expect(got.primary).toBe(wantPrimary);
+    expect(firstDifference(got.bwt, wantBwt)).toBe(-1);
+    expect(firstDifference(await unbwt(got.bwt, got.primary), t)).toBe(-1);
+    expect(firstDifference(await lcp(t, sa), naiveLcp(t, sa))).toBe(-1);
+    const index = await FMIndex.build(t, { sampleRate: 13 });
+    const patterns = patternsFor(t, 200, 5).map((p) => p.subarray(0, 1 + (p.length % 14)));
+    const results = await index.search(patterns, { locate: true });
+    patterns.forEach((p, q) => {
+      const want = naiveOccurrences(t, p);
+      expect(results[q].count).toBe(want.length);
+      expect(firstDifference(results[q].positions!, want)).toBe(-1);
+    });
+  });
+});
+
+describe("block splits (what the executor will run in parallel)", () => {
+  it("give the same BWT, text, LCP and index image for any split", async () => {
+    for (const [name, t] of [["random", randomText(30_000, 6, 21)], ...hardFamilies(2000, 3)] as Array<[string, Uint8Array]>) {
+      const n = t.length;
+      const sa = naiveSuffixArray(t);
+      const heap = new SharedHeap(64 + 40 * n + (1 << 22));
+      const kernels = instantiate(heap.memory);
+      const textPtr = heap.alloc(n);
+      heap.u8(textPtr, n).set(t);
+      const saPtr = heap.alloc(4 * n);
+      heap.u32(saPtr, n).set(sa);
+      const outputs: Array<{ L: Uint8Array; back: Uint8Array; lcp: Uint32Array; image: Uint8Array }> = [];
+      for (const [threads, minRows] of [[1, 1 << 20], [3, 100], [5, 37]]) {
+        const runner = { ...sequentialRunner(kernels), threads };
+        const mark = heap.used;
+        const L = heap.alloc(n + 1);
+        const primary = await bwtFromSAInHeap(heap, runner, textPtr, saPtr, n, L, minRows);
+        const stored = heap.alloc(n);
+        heap.u8(stored, primary).set(heap.u8(L, primary));
+        heap.u8(stored + primary, n - primary).set(heap.u8(L + primary + 1, n - primary));
+        const back = heap.alloc(n);
+        await unbwtInHeap(heap, runner, stored, n, primary, back, 50, minRows);
+        const lcpOut = heap.alloc(4 * n);
+        await lcpInHeap(heap, runner, textPtr, saPtr, n, lcpOut, minRows);
+        const { ptr, layout } = await buildIndexInHeap(heap, runner, textPtr, saPtr, n, 7, minRows);
+        outputs.push({
+          L: heap.u8(stored, n).slice(),
+          back: heap.u8(back, n).slice(),
+          lcp: heap.u32(lcpOut, n).slice(),
+          image: heap.u8(ptr, layout.fileBytes).slice(),
+        });
+        heap.release(mark);
+      }
+      expect(firstDifference(outputs[0].back, t), name).toBe(-1);
+      expect(firstDifference(outputs[0].lcp, naiveLcp(t, sa)), name).toBe(-1);
+      for (const other of outputs.slice(1)) {
+        expect(firstDifference(other.L, outputs[0].L), name).toBe(-1);
+        expect(firstDifference(other.back, t), name).toBe(-1);
+        expect(firstDifference(other.lcp, outputs[0].lcp), name).toBe(-1);
+        expect(firstDifference(other.image, outputs[0].image), name).toBe(-1);
+      }
+    }
+  });
+});

@@ -1,0 +1,178 @@
+// Each parallel primitive alone, against a plain JS reference, on the sequential executor and on a
+// piscina pool (inputs large enough to be split into several blocks).
+import { afterAll, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { SharedHeap } from "../../src/cpu/memory.js";
+import { createExecutor, type Executor } from "../../src/cpu/executor.js";
+import { MIN_PARALLEL, copy, gather, mergeU32, pack, radixSort, scan, scatter } from "../../src/cpu/primitives.js";
+import { packagePath } from "../../src/paths.js";
+import { rng } from "../support/inputs.js";
+
+const N = 3 * MIN_PARALLEL + 1234; // several blocks at 2 and 3 threads
+
+function randomU32(n: number, seed: number, below = 2 ** 32): Uint32Array {
+  const r = rng(seed);
+  return Uint32Array.from({ length: n }, () => Math.floor(r() * below));
+}
+
+const executors: Executor[] = [];
+afterAll(async () => {
+  for (const e of executors) await e.close();
+});
+
+describe.each([1, 3])("primitives at %i thread(s)", (threads) => {
+  const heap = new SharedHeap();
+  const exec = createExecutor(heap, threads);
+  executors.push(exec);
+  const put = (data: Uint32Array): number => {
+    const ptr = heap.alloc(4 * data.length);
+    heap.u32(ptr, data.length).set(data);
+    return ptr;
+  };
+
+  it("scan: exclusive and inclusive prefix sums", async () => {
+    const data = randomU32(N, 1, 1000);
+    for (const inclusive of [false, true]) {
+      const ptr = put(data);
+      const total = await scan(exec, ptr, 0, N, inclusive);
+      const want = new Uint32Array(N);
+      let sum = 0;
+      for (let i = 0; i < N; i++) {
+        if (!inclusive) want[i] = sum;
+        sum += data[i];
+        if (inclusive) want[i] = sum;
+      }
+      expect(total).toBe(sum);
+      expect(heap.u32(ptr, N)).toEqual(want);
+    }
+  });
+
+  it.each([4, 8] as const)("radix sort of (%i-byte key, u32 value) pairs is a stable sort", async (keyBytes) => {
+    const r = rng(keyBytes);
+    const keyWords = keyBytes / 4;
+    const keyData = Uint32Array.from({ length: N * keyWords }, (_, i) =>
+      keyWords === 2 && i % 2 === 1 ? Math.floor(r() * 50) : Math.floor(r() * 2 ** 32) & 0xfff0ffff,
+    );
+    const keys = put(keyData);
+    const vals = put(Uint32Array.from({ length: N }, (_, i) => i));
+    const tmpKeys = heap.alloc(keyBytes * N);
+    const tmpVals = heap.alloc(4 * N);
+    const bitHi = keyBytes * 8 - (keyBytes === 8 ? 26 : 0); // u64 keys here stay below 2^38
+    await radixSort(exec, { keys, vals, tmpKeys, tmpVals, keyBytes }, 0, N, 0, bitHi);
+    const keyOf = (i: number): bigint =>
+      keyWords === 2 ? (BigInt(keyData[2 * i + 1]) << 32n) | BigInt(keyData[2 * i]) : BigInt(keyData[i]);
+    const want = Array.from({ length: N }, (_, i) => i).sort((a, b) => {
+      const d = keyOf(a) - keyOf(b);
+      return d < 0n ? -1 : d > 0n ? 1 : a - b;
+    });
+    expect(Array.from(heap.u32(vals, N))).toEqual(want);
+    const sortedKeys = heap.u32(keys, N * keyWords);
+    for (let j = 0; j < N; j += 997) {
+      const i = want[j];
+      for (let w = 0; w < keyWords; w++) expect(sortedKeys[j * keyWords + w]).toBe(keyData[i * keyWords + w]);
+    }
+  });
+
+  it("radix sort of a sub-range leaves the rest alone", async () => {
+    const data = randomU32(N, 7, 1 << 20);
+    const keys = put(data);
+    const vals = put(Uint32Array.from({ length: N }, (_, i) => i));
+    const tmpKeys = heap.alloc(4 * N);
+    const tmpVals = heap.alloc(4 * N);
+    const lo = 1000;
+    const hi = N - 1000;
+    await radixSort(exec, { keys, vals, tmpKeys, tmpVals, keyBytes: 4 }, lo, hi, 0, 20);
+    const got = heap.u32(keys, N);
+    expect(Array.from(got.subarray(0, lo))).toEqual(Array.from(data.subarray(0, lo)));
+    expect(Array.from(got.subarray(hi))).toEqual(Array.from(data.subarray(hi)));
+    expect(Array.from(got.subarray(lo, hi))).toEqual(Array.from(data.subarray(lo, hi)).sort((a, b) => a - b));
+  });
+
+  it("pack keeps the flagged values in order", async () => {
+    const data = randomU32(N, 3);
+    const src = put(data);
+    const flags = heap.alloc(N);
+    const flagView = heap.u8(flags, N);
+    const r = rng(4);
+    for (let i = 0; i < N; i++) flagView[i] = r() < 0.3 ? 1 + Math.floor(r() * 200) : 0;
+    const dst = heap.alloc(4 * N);
+    const count = await pack(exec, src, flags, N, dst);
+    const want = Array.from(data).filter((_, i) => flagView[i] !== 0);
+    expect(count).toBe(want.length);
+    expect(Array.from(heap.u32(dst, count))).toEqual(want);
+  });
+
+  it("gather, scatter and copy move values by index", async () => {
+    const r = rng(5);
+    const perm = Array.from({ length: N }, (_, i) => i);
+    for (let i = N - 1; i > 0; i--) {
+      const j = Math.floor(r() * (i + 1));
+      [perm[i], perm[j]] = [perm[j], perm[i]];
+    }
+    const data = randomU32(N, 6);
+    const src = put(data);
+    const index = put(Uint32Array.from(perm));
+    const gathered = heap.alloc(4 * N);
+    await gather(exec, gathered, src, index, N);
+    expect(Array.from(heap.u32(gathered, N))).toEqual(perm.map((i) => data[i]));
+    const scattered = heap.alloc(4 * N);
+    await scatter(exec, scattered, index, gathered, N);
+    expect(heap.u32(scattered, N)).toEqual(data);
+    const copied = heap.alloc(4 * N);
+    await copy(exec, copied, src, 0, N);
+    expect(heap.u32(copied, N)).toEqual(data);
+  });
+
+  it("merge of two sorted arrays (merge path) equals a sort of both", async () => {
+    for (const [aLen, bLen] of [[N, N >> 1], [0, N], [N, 0], [5, N]]) {
+      const a = randomU32(aLen, aLen + 1, 1 << 16).sort();
+      const b = randomU32(bLen, bLen + 2, 1 << 16).sort();
+      const dst = heap.alloc(4 * (aLen + bLen));
+      await mergeU32(exec, put(a), aLen, put(b), bLen, dst);
+      expect(Array.from(heap.u32(dst, aLen + bLen))).toEqual([...a, ...b].sort((x, y) => x - y));
+    }
+  });
+});
+
+describe("serial kernels", () => {
+  it("sortU64 (the in-worker group sort) sorts any order, duplicates included", () => {
+    const heap = new SharedHeap();
+    const exec = createExecutor(heap, 1);
+    const sortU64 = exec.kernels.sortU64 as (ptr: number, lo: number, hi: number) => void;
+    const r = rng(9);
+    for (const [n, spread] of [[0, 1], [1, 1], [30, 5], [1000, 3], [5000, 2 ** 30], [4096, 1]] as const) {
+      const ptr = heap.alloc(8 * n + 8, 8);
+      const view = new BigUint64Array(heap.memory.buffer, ptr, n);
+      for (let i = 0; i < n; i++) view[i] = (BigInt(Math.floor(r() * spread)) << 20n) | BigInt(i % 7);
+      if (n === 4096) view.sort().reverse(); // descending input
+      const want = Array.from(view).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+      sortU64(ptr, 0, n);
+      expect(Array.from(view)).toEqual(want);
+    }
+  });
+
+  it("the module has no data segment (instances on one shared memory would rewrite it)", () => {
+    const bytes = readFileSync(packagePath("dist", "sufsort.wasm"));
+    let at = 8;
+    const sections: number[] = [];
+    const leb = (): number => {
+      let value = 0;
+      let shift = 0;
+      let b: number;
+      do {
+        b = bytes[at++];
+        value += (b & 0x7f) * 2 ** shift;
+        shift += 7;
+      } while (b & 0x80);
+      return value;
+    };
+    while (at < bytes.length) {
+      const id = bytes[at++];
+      const size = leb();
+      sections.push(id);
+      at += size;
+    }
+    expect(sections).toContain(10); // code
+    expect(sections).not.toContain(11); // data
+  });
+});

@@ -1,0 +1,200 @@
+// The parallel CPU sorters (skew, range) against the oracle, at 1, 2 and 3 threads (3 threads on a
+// 2-core CI machine must still be right), on everything the shared inputs cover.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { createEngine, type Engine } from "../../src/engine/engine.js";
+import { SufsortError } from "../../src/errors.js";
+import { rangeMaxLength } from "../../src/cpu/algorithms/range.js";
+import { packagePath } from "../../src/paths.js";
+import {
+  doublingSuffixArray, firstDifference, hardFamilies, naiveSuffixArray, randomText, repeatedByte,
+} from "../support/inputs.js";
+
+/** The oracle. When SA-IS is on main, this becomes its sorter (one line). */
+const oracle = (t: Uint8Array): Uint32Array => (t.length <= 3000 ? naiveSuffixArray(t) : doublingSuffixArray(t));
+/** Above this length the JS oracle is too slow for CI; the linear checker below decides instead. */
+const ORACLE_MAX = 100_000;
+
+/**
+ * Linear SA check (Burkhardt–Kärkkäinen): sa is the suffix array of t iff it is a permutation of
+ * 0..n-1 and consecutive suffixes are ordered by (first character, rank of the rest), with the empty
+ * rest ranked lowest. Returns the first bad index, or -1.
+ */
+function checkSuffixArray(t: Uint8Array, sa: Uint32Array): number {
+  const n = t.length;
+  if (sa.length !== n) return 0;
+  const rank = new Int32Array(n + 1).fill(-1);
+  for (let k = 0; k < n; k++) {
+    if (sa[k] >= n || rank[sa[k]] !== -1) return k;
+    rank[sa[k]] = k;
+  }
+  rank[n] = -1;
+  for (let k = 1; k < n; k++) {
+    const a = sa[k - 1];
+    const b = sa[k];
+    if (t[a] > t[b] || (t[a] === t[b] && rank[a + 1] >= rank[b + 1])) return k;
+  }
+  return -1;
+}
+
+const ALGORITHMS = ["skew", "range"];
+const THREADS = [1, 2, 3];
+const LENGTHS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 16, 31, 64, 65, 100, 257, 1000, 2999, 3000];
+const SIGMAS = [1, 2, 4, 26, 256];
+const FAMILY_LENGTHS = [1000, 70_000, 1 << 20];
+
+const encode = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+// Oracle results are computed once per input and shared by every algorithm and thread count.
+const expected = new Map<string, Uint32Array>();
+function want(key: string, t: Uint8Array): Uint32Array {
+  let sa = expected.get(key);
+  if (sa === undefined) {
+    sa = oracle(t);
+    expected.set(key, sa);
+  }
+  return sa;
+}
+
+function expectSA(got: Uint32Array, wanted: Uint32Array, what: string): void {
+  const at = firstDifference(got, wanted);
+  expect(at, `${what}: first difference at ${at}`).toBe(-1);
+}
+
+const engines = new Map<number, Engine>();
+beforeAll(async () => {
+  for (const threads of THREADS) engines.set(threads, await createEngine({ threads }));
+});
+afterAll(async () => {
+  for (const engine of engines.values()) await engine.close();
+});
+
+describe.each(ALGORITHMS)("--algo %s", (algorithm) => {
+  describe.each(THREADS)("%i thread(s)", (threads) => {
+    const build = async (t: Uint8Array) => (await engines.get(threads)!.suffixArray(t, { algo: algorithm })).sa;
+
+    it("banana, mississippi and the empty text", async () => {
+      for (const s of ["banana", "mississippi", "", "a", "ab", "ba", "abracadabra"]) {
+        expectSA(await build(encode(s)), want(s, encode(s)), s);
+      }
+    });
+
+    it("random strings: alphabet sizes 1, 2, 4, 26, 256; lengths 0..3000", async () => {
+      for (const sigma of SIGMAS) {
+        for (const n of LENGTHS) {
+          const t = randomText(n, sigma, 1000 * sigma + n);
+          expectSA(await build(t), want(`random ${sigma} ${n}`, t), `sigma ${sigma}, n ${n}`);
+        }
+      }
+    });
+
+    it.each(FAMILY_LENGTHS)("hard families at n = %i", async (n) => {
+      for (const [name, t] of hardFamilies(n)) {
+        const sa = await build(t);
+        if (n <= ORACLE_MAX) expectSA(sa, want(`${name} ${n}`, t), `${name}, n ${n}`);
+        else expect(checkSuffixArray(t, sa), `${name}, n ${n}: first bad index`).toBe(-1);
+      }
+    });
+  });
+
+  it("is deterministic: the same SA on every run", async () => {
+    const t = randomText(200_000, 4, 42);
+    const first = (await engines.get(3)!.suffixArray(t, { algo: algorithm })).sa;
+    for (let run = 0; run < 3; run++) {
+      expect(firstDifference((await engines.get(3)!.suffixArray(t, { algo: algorithm })).sa, first)).toBe(-1);
+    }
+  });
+});
+
+describe("the linear checker used above the oracle's range", () => {
+  it("accepts right suffix arrays and rejects wrong ones", () => {
+    for (const [name, t] of hardFamilies(3000)) {
+      const sa = want(`${name} 3000`, t);
+      expect(checkSuffixArray(t, sa), name).toBe(-1);
+      for (const k of [1, 1500, 2999]) {
+        const bad = sa.slice();
+        [bad[k - 1], bad[k]] = [bad[k], bad[k - 1]];
+        expect(checkSuffixArray(t, bad), `${name} swapped at ${k}`).not.toBe(-1);
+      }
+      const dup = sa.slice();
+      dup[7] = dup[8];
+      expect(checkSuffixArray(t, dup), `${name} duplicate`).not.toBe(-1);
+    }
+  });
+});
+
+describe("engine", () => {
+  it("range hands one repeated byte over to skew and says so", async () => {
+    const t = repeatedByte(100_000);
+    const result = await engines.get(2)!.suffixArray(t, { algo: "range" });
+    expect(result.algo).toBe("skew");
+    expect(result.handOver).toMatch(/range handed over to skew/);
+    expectSA(result.sa, want("one repeated byte 100000", t), "repeated byte");
+  });
+
+  it("rejects unknown algorithms, bad thread counts and inputs over the limit", async () => {
+    const engine = engines.get(1)!;
+    await expect(engine.suffixArray(encode("x"), { algo: "nope" })).rejects.toThrow(/--algo/);
+    await expect(createEngine({ threads: 0 })).rejects.toThrow(/--threads/);
+    const tooLong = new Uint8Array(rangeMaxLength + 1);
+    await expect(engine.suffixArray(tooLong, { algo: "range" })).rejects.toBeInstanceOf(SufsortError);
+  });
+
+  it("a closed engine refuses builds", async () => {
+    const engine = await createEngine({ threads: 2 });
+    await engine.close();
+    await expect(engine.suffixArray(encode("abc"))).rejects.toThrow(/closed/);
+  });
+
+  it("a remote engine (comlink) builds in its own thread: the caller's event loop keeps running", async () => {
+    const { createRemoteEngine } = await import("../../src/engine/remote.js");
+    const remote = await createRemoteEngine({ threads: 1 });
+    try {
+      const t = randomText(1 << 20, 26, 11);
+      let ticks = 0;
+      let progressCalls = 0;
+      const timer = setInterval(() => ticks++, 5);
+      const result = await remote.suffixArray(t, { algo: "range", onProgress: () => progressCalls++ });
+      clearInterval(timer);
+      expect(checkSuffixArray(t, result.sa)).toBe(-1);
+      expect(result.algo).toBe("range");
+      expect(progressCalls).toBeGreaterThan(0);
+      expect(ticks).toBeGreaterThan(0);
+    } finally {
+      await remote.close();
+    }
+  });
+
+  it("the one-shot build does not keep the process alive", () => {
+    const script = `
+      import { suffixArray } from ${JSON.stringify(packagePath("dist", "src", "index.js"))};
+      const sa = await suffixArray("mississippi".repeat(5000), { algo: "range", threads: 2 });
+      console.log(sa.length);`;
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { timeout: 30_000, encoding: "utf8" });
+    expect(child.status, child.stderr).toBe(0);
+    expect(child.stdout.trim()).toBe("55000");
+  });
+});
+
+describe("memory", () => {
+  it.each(ALGORITHMS)("--algo %s stays within its scratchBytes (the basis of its maxLength)", async (algorithm) => {
+    const { getSorter } = await import("../../src/engine/registry.js");
+    const { SharedHeap } = await import("../../src/cpu/memory.js");
+    const { createExecutor } = await import("../../src/cpu/executor.js");
+    const sorter = getSorter(algorithm)!;
+    for (const [name, t] of [["random", randomText(1 << 20, 26, 3)], ...hardFamilies(1 << 20).slice(0, 3)] as const) {
+      const n = t.length;
+      const heap = new SharedHeap();
+      const executor = createExecutor(heap, 2);
+      const textPtr = heap.alloc(n + 16);
+      const saPtr = heap.alloc(4 * n);
+      heap.u8(textPtr, n).set(t);
+      const limit = heap.used + sorter.scratchBytes(n);
+      await sorter.build({ heap, kernels: executor.kernels, executor, textPtr, n, saPtr, threads: 2 });
+      await executor.close();
+      expect(heap.memory.buffer.byteLength, `${name}: bytes of memory after the build`).toBeLessThanOrEqual(
+        Math.ceil(limit / 65536) * 65536,
+      );
+    }
+  });
+});

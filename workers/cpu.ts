@@ -1,0 +1,13 @@
+// Thin worker entry of the CPU engine: instantiates the module on the shared memory once (both
+// arrive in workerData), then runs one named kernel on one block per task.
+import { workerData } from "node:worker_threads";
+import { instantiate } from "../src/cpu/wasm.js";
+import type { KernelTask } from "../src/cpu/executor.js";
+
+const data = workerData as { memory: WebAssembly.Memory; module: WebAssembly.Module };
+const kernels = instantiate(data.memory, data.module) as unknown as Record<string, (...args: number[]) => number | undefined>;
+
+export default function run(task: KernelTask): number {
+  const result = kernels[task.kernel](...task.args);
+  return result === undefined ? 0 : result;
+}

@@ -110,6 +110,17 @@ for (const sorter of SORTERS) {
   });
 }
 
+describe("GPU sorters' readback", () => {
+  gpuIt("the SA comes back right in many small chunks through the rotating staging buffers", async (gpu) => {
+    process.env.SUFSORT_GPU_TUNE = "io.readChunk=1000"; // 250 u32 per chunk, not a divisor of n
+    try {
+      await expectLikeSais(gpu, gpuSkewSorter, randomText(12345, 4, 9), "random sigma 4");
+    } finally {
+      delete process.env.SUFSORT_GPU_TUNE;
+    }
+  });
+});
+
 describe("GPU length limits", () => {
   gpuIt("inputs beyond one pooled binding are refused with a clear error", async (gpu) => {
     const { maxPooledLength } = await import("../../src/gpu/algorithms/io.js");

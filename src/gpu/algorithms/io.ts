@@ -5,13 +5,15 @@
 // Staging buffers are kept per device and reused by later builds: on the H200 the SA readback of
 // 128 MiB of text took 194 ms with a new 512 MiB readback buffer and 95 ms with a kept one, and the
 // host's part of the text upload 30 ms against 9 ms (bench/gpu-io.mjs). A kept upload buffer is
-// re-mapped right after its copy is queued, so the next build finds it ready. A build that finds
-// one busy (builds running at the same time on one device) uses a fresh buffer instead. The kept
-// buffers are host memory (n bytes and 4n bytes of the largest build) until the device is released.
+// re-mapped right after its copy is queued, so the next build finds it ready. The SA comes back in
+// 32 MiB chunks through 4 kept buffers, the heap copy of one chunk overlapping the GPU copies of
+// the next. A build that finds them busy (builds running at the same time on one device) uses fresh
+// ones. The kept buffers are host memory (the largest text, and 128 MiB) until the device is released.
 import type { BuildContext } from "../../engine/registry.js";
 import { failure } from "../../errors.js";
 import { sizeClass, STORAGE_USAGE } from "../buffers.js";
 import type { GpuContext } from "../device.js";
+import { tuned } from "../kernels.js";
 
 const MAP_READ = 0x1;
 const MAP_WRITE = 0x2;
@@ -25,9 +27,14 @@ interface Staging {
   busy: boolean;
 }
 
-const kept = new WeakMap<GpuContext, { write?: Staging; read?: Staging }>();
+interface ReadStaging {
+  buffers: GPUBuffer[];
+  busy: boolean;
+}
 
-function stagingOf(gpu: GpuContext): { write?: Staging; read?: Staging } {
+const kept = new WeakMap<GpuContext, { write?: Staging; read?: ReadStaging }>();
+
+function stagingOf(gpu: GpuContext): { write?: Staging; read?: ReadStaging } {
   let entry = kept.get(gpu);
   if (!entry) kept.set(gpu, (entry = {}));
   return entry;
@@ -94,39 +101,65 @@ export async function uploadText(gpu: GpuContext, text: Uint8Array): Promise<GPU
   return target;
 }
 
+/** The SA comes back in chunks of this many bytes through READ_BUFFERS kept buffers, so that the
+ * copy of one chunk into the heap overlaps the GPU's copy of the next ones ("io.readChunk"
+ * overrides it: tests use small chunks). */
+const READ_CHUNK = 32 * 2 ** 20;
+const READ_BUFFERS = 4;
+
 /** Copies the first target.length u32 of `source` into `target` (a view of the shared heap). */
 export async function downloadSuffixArray(gpu: GpuContext, source: GPUBuffer, target: Uint32Array): Promise<void> {
   if (target.length === 0) return;
   const bytes = target.byteLength;
+  const wanted = tuned("io.readChunk", READ_CHUNK);
+  const chunk = Math.min(Math.max(4, wanted - (wanted % 4)), bytes);
+  const chunks = Math.ceil(bytes / chunk);
   const entry = stagingOf(gpu);
-  let staging = entry.read;
+  let set = entry.read;
   let keep = true;
-  if (staging && !staging.busy && staging.buffer.size >= bytes) {
-    staging.busy = true;
-  } else if (!staging || !staging.busy) {
-    staging?.buffer.destroy();
-    const buffer = gpu.device.createBuffer({ size: bytes, usage: MAP_READ | COPY_DST, label: "SA readback" });
-    staging = entry.read = { buffer, ready: Promise.resolve(), busy: true };
-  } else {
-    keep = false;
-    const buffer = gpu.device.createBuffer({ size: bytes, usage: MAP_READ | COPY_DST, label: "SA readback (one use)" });
-    staging = { buffer, ready: Promise.resolve(), busy: true };
+  if (!set || set.busy || set.buffers[0].size < chunk) {
+    const buffers = Array.from({ length: Math.min(READ_BUFFERS, chunks) }, () =>
+      gpu.device.createBuffer({ size: chunk, usage: MAP_READ | COPY_DST, label: "SA readback" }),
+    );
+    if (set && !set.busy) for (const buffer of set.buffers) buffer.destroy();
+    if (set?.busy) keep = false;
+    set = { buffers, busy: true };
+    if (keep) entry.read = set;
+  } else if (set.buffers.length < Math.min(READ_BUFFERS, chunks)) {
+    while (set.buffers.length < Math.min(READ_BUFFERS, chunks)) {
+      set.buffers.push(gpu.device.createBuffer({ size: set.buffers[0].size, usage: MAP_READ | COPY_DST, label: "SA readback" }));
+    }
   }
-  try {
+  set.busy = true;
+  const staging = set.buffers;
+  const heapBytes = new Uint8Array(target.buffer, target.byteOffset, bytes);
+  const sizeOf = (k: number) => Math.min(chunk, bytes - k * chunk);
+  const mapped: Promise<undefined>[] = [];
+  const start = (k: number) => {
+    const buffer = staging[k % staging.length];
     const encoder = gpu.device.createCommandEncoder({ label: "SA readback" });
-    encoder.copyBufferToBuffer(source, 0, staging.buffer, 0, bytes);
+    encoder.copyBufferToBuffer(source, k * chunk, buffer, 0, sizeOf(k));
     gpu.device.queue.submit([encoder.finish()]);
-    await gpu.race(staging.buffer.mapAsync(MAP_READ, 0, bytes));
-    target.set(new Uint32Array(staging.buffer.getMappedRange(0, bytes)));
-    staging.buffer.unmap();
+    mapped[k] = buffer.mapAsync(MAP_READ, 0, sizeOf(k));
+    mapped[k].catch(() => undefined); // awaited below through gpu.race
+  };
+  try {
+    for (let k = 0; k < Math.min(staging.length, chunks); k++) start(k);
+    for (let k = 0; k < chunks; k++) {
+      const buffer = staging[k % staging.length];
+      await gpu.race(mapped[k]);
+      heapBytes.set(new Uint8Array(buffer.getMappedRange(0, sizeOf(k))), k * chunk);
+      buffer.unmap();
+      if (k + staging.length < chunks) start(k + staging.length);
+    }
   } catch (error) {
     keep = false;
     throw error;
   } finally {
-    staging.busy = false;
+    set.busy = false;
     if (!keep) {
-      if (entry.read === staging) entry.read = undefined;
-      staging.buffer.destroy();
+      if (entry.read === set) entry.read = undefined;
+      for (const buffer of staging) buffer.destroy();
     }
   }
 }

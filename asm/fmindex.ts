@@ -41,16 +41,23 @@
 
 /** Matches of code c among the len bytes at p (16 at a time). */
 @inline function countByte(p: usize, len: u32, c: u32): u32 {
+  // Each equal lane is -1: subtracting the comparison counts matches per lane (at most b/16 <= 64
+  // 16-byte steps), summed across lanes once at the end.
   const cv = i8x16.splat(c as i8);
-  let matches: u32 = 0;
+  let perLane = i8x16.splat(0);
   let q = p;
   for (let left = len; left >= 16; left -= 16) {
-    matches += popcnt(i8x16.bitmask(i8x16.eq(v128.load(q), cv)) as u32);
+    perLane = i8x16.sub(perLane, i8x16.eq(v128.load(q), cv));
     q += 16;
   }
   const rest = len & 15;
-  if (rest != 0) matches += popcnt((i8x16.bitmask(i8x16.eq(v128.load(q), cv)) as u32) & ((1 << rest) - 1));
-  return matches;
+  if (rest != 0) {
+    const laneIndex = i8x16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const inRange = i8x16.lt_u(laneIndex, i8x16.splat(rest as i8));
+    perLane = i8x16.sub(perLane, v128.and(i8x16.eq(v128.load(q), cv), inRange));
+  }
+  const quads = i32x4.extadd_pairwise_i16x8_u(i16x8.extadd_pairwise_i8x16_u(perLane));
+  return (i32x4.extract_lane(quads, 0) + i32x4.extract_lane(quads, 1) + i32x4.extract_lane(quads, 2) + i32x4.extract_lane(quads, 3)) as u32;
 }
 
 /**
@@ -236,13 +243,13 @@ export function fmCheck(index: usize, running: usize): u32 {
 
 /**
  * Count: backward search of patterns [first, last) (pattern p is the bytes at
- * patterns + offsets[p] .. offsets[p+1], never empty). Writes the row range [sp, ep) of each to
+ * patterns + spans[2p] .. patterns + spans[2p+1], never empty). Writes the row range [sp, ep) of each to
  * ranges[2p], ranges[2p+1] (sp = ep = 0 when absent). `slots` is scratch of 32 * INTERLEAVE bytes.
  *
  * Invariant per slot: rows [sp, ep) are those whose suffixes start with the pattern's bytes
  * [pos, end), and sp < ep.
  */
-export function fmCount(index: usize, patterns: usize, offsets: usize, first: u32, last: u32, ranges: usize, slots: usize): void {
+export function fmCount(index: usize, patterns: usize, spans: usize, first: u32, last: u32, ranges: usize, slots: usize): void {
   const n = field(index, H_N);
   const primary = field(index, H_PRIMARY);
   const sampleRate = field(index, H_SAMPLE_RATE);
@@ -259,7 +266,7 @@ export function fmCount(index: usize, patterns: usize, offsets: usize, first: u3
   // slot layout: [pattern, pos, start, sp, ep]; word 7 of slot 0 keeps the touched sum
   // Each round touches the lines every slot's two ranks read, then computes them from cache.
   while (active < INTERLEAVE && next < last) {
-    startPattern(n, offsets, next++, slots + ((active as usize) << 5));
+    startPattern(n, spans, next++, slots + ((active as usize) << 5));
     active++;
   }
   const rows = n + 1;
@@ -269,8 +276,10 @@ export function fmCount(index: usize, patterns: usize, offsets: usize, first: u3
       const slot = slots + ((g as usize) << 5);
       const code = load<u32>(codes + ((load<u8>(patterns + ((load<u32>(slot, 4) - 1) as usize)) as usize) << 2));
       if (code == ABSENT) continue;
-      touched += touchRank(blocks, blockShift, blockBytes, bytesAt, rows, code, load<u32>(slot, 12));
-      touched += touchRank(blocks, blockShift, blockBytes, bytesAt, rows, code, load<u32>(slot, 16));
+      const from = load<u32>(slot, 12);
+      const to = load<u32>(slot, 16);
+      touched += touchRank(blocks, blockShift, blockBytes, bytesAt, rows, code, from);
+      if ((from ^ to) >> blockShift != 0) touched += touchRank(blocks, blockShift, blockBytes, bytesAt, rows, code, to);
     }
     store<u32>(slots, touched, 28);
     for (let g: i32 = 0; g < active; g++) {
@@ -281,8 +290,17 @@ export function fmCount(index: usize, patterns: usize, offsets: usize, first: u3
       let ep: u32 = 0;
       if (code != ABSENT) {
         const base = load<u32>(bounds + ((code as usize) << 2));
-        sp = base + rank(blocks, blockShift, blockBytes, bytesAt, primary, rows, code, load<u32>(slot, 12));
-        ep = base + rank(blocks, blockShift, blockBytes, bytesAt, primary, rows, code, load<u32>(slot, 16));
+        const from = load<u32>(slot, 12);
+        const to = load<u32>(slot, 16);
+        sp = base + rank(blocks, blockShift, blockBytes, bytesAt, primary, rows, code, from);
+        if ((from ^ to) >> blockShift == 0) {
+          // Same block (the usual case once the range is narrow): ep = sp + matches in L[from, to).
+          let inside = countByte(blocks + ((from >> blockShift) as usize) * blockBytes + bytesAt + ((from & ((1 << blockShift) - 1)) as usize), to - from, code);
+          if (code == 0 && primary >= from && primary < to) inside--;
+          ep = sp + inside;
+        } else {
+          ep = base + rank(blocks, blockShift, blockBytes, bytesAt, primary, rows, code, to);
+        }
       }
       if (sp >= ep || pos == load<u32>(slot, 8)) {
         const p = load<u32>(slot);
@@ -290,7 +308,7 @@ export function fmCount(index: usize, patterns: usize, offsets: usize, first: u3
         store<u32>(out, sp < ep ? sp : 0);
         store<u32>(out, sp < ep ? ep : 0, 4);
         if (next < last) {
-          startPattern(n, offsets, next++, slot);
+          startPattern(n, spans, next++, slot);
         } else {
           active--;
           memory.copy(slot, slots + ((active as usize) << 5), 32);
@@ -305,10 +323,10 @@ export function fmCount(index: usize, patterns: usize, offsets: usize, first: u3
   }
 }
 
-@inline function startPattern(n: u32, offsets: usize, p: u32, slot: usize): void {
+@inline function startPattern(n: u32, spans: usize, p: u32, slot: usize): void {
   store<u32>(slot, p);
-  store<u32>(slot, load<u32>(offsets + (((p + 1) as usize) << 2)), 4);
-  store<u32>(slot, load<u32>(offsets + ((p as usize) << 2)), 8);
+  store<u32>(slot, load<u32>(spans + ((p as usize) << 3), 4), 4);
+  store<u32>(slot, load<u32>(spans + ((p as usize) << 3)), 8);
   store<u32>(slot, 0, 12);
   store<u32>(slot, n + 1, 16);
 }

@@ -14,7 +14,7 @@ import { placeText, buildPlaced, resolveSorter } from "../dist/src/engine/build.
 import { bwtFromSAInHeap, unbwtInHeap } from "../dist/src/apps/bwt.js";
 import { lcpInHeap } from "../dist/src/apps/lcp.js";
 import { FMIndexImage } from "../dist/src/apps/fmindex.js";
-import { sequentialRunner } from "../dist/src/apps/blocks.js";
+import { createExecutor } from "../dist/src/cpu/executor.js";
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -38,15 +38,8 @@ const time = async (fn) => {
 console.log(`| input | n | SA s | BWT from SA MB/s | BWT incl. SA MB/s | unBWT MB/s | LCP (given SA) MB/s | index build incl. SA MB/s | index blocks only MB/s | index bytes/char | count patterns/s | count chars/s | locate occ/s |`);
 console.log(`|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
 const executors = [];
-/** The sequential runner, or with --threads N > 1 the CPU executor on `heap`. */
-async function runnerFor(heap, kernels) {
-  if (threads === 1) return sequentialRunner(kernels);
-  let createExecutor;
-  try {
-    ({ createExecutor } = await import("../dist/src/cpu/executor.js"));
-  } catch {
-    throw new Error("--threads > 1 needs the CPU executor (src/cpu/executor.ts), which this build lacks");
-  }
+/** The CPU executor on `heap` with --threads workers (1: on this thread). */
+async function runnerFor(heap) {
   const executor = createExecutor(heap, threads);
   executors.push(executor);
   return executor;
@@ -71,7 +64,7 @@ for (const file of args) {
   }
   const tSa = best(saTimes);
   const work = heap.used;
-  const runner = await runnerFor(heap, kernels);
+  const runner = await runnerFor(heap);
 
   const bwtPtr = heap.alloc(n + 1);
   const bwtTimes = [];
@@ -99,8 +92,8 @@ for (const file of args) {
     heap.release(work);
     indexTimes.push(await time(async () => (index = await FMIndexImage.fromSuffixArray(heap, runner, textPtr, saPtr, n, 32))));
   }
-  const queryRunner = await runnerFor(index.heap, index.kernels);
-  index.useRunner(queryRunner);
+  const queryRunner = await runnerFor(index.heap);
+  index.useExecutor(queryRunner);
   const tIndex = best(indexTimes);
 
   // Patterns: random substrings of the text.

@@ -166,3 +166,25 @@ describe("index / search", () => {
     expect(readdirSync(dir).filter((f) => f === "k0.fmi" || f.startsWith("nothere") || f.endsWith(".tmp"))).toEqual([]);
   });
 });
+
+describe("worker threads", () => {
+  it("give the same outputs with --threads 2 as with one", () => {
+    const t = longRepeats(300_000, 4, 3000);
+    writeFileSync(join(dir, "mt"), t);
+    const patterns = Array.from({ length: 50 }, (_, i) => Buffer.from(t.subarray(i * 997, i * 997 + 1 + (i % 30))).toString("latin1")).join("\n");
+    writeFileSync(join(dir, "mt.pats"), patterns + "\n");
+    for (const threads of ["1", "2"]) {
+      for (const cmd of [["bwt", "mt", "-o", `mt.bwt${threads}`], ["lcp", "mt", "-o", `mt.lcp${threads}`], ["index", "mt", "-o", `mt.fmi${threads}`]]) {
+        expect(sufsort(...cmd, "--threads", threads).code).toBe(0);
+      }
+      expect(sufsort("unbwt", `mt.bwt${threads}`, "-o", `mt.back${threads}`, "--threads", threads).code).toBe(0);
+      const found = sufsort("search", `mt.fmi${threads}`, "--patterns-file", "mt.pats", "--locate", "--threads", threads);
+      expect(found.code).toBe(0);
+      writeFileSync(join(dir, `mt.found${threads}`), found.out);
+    }
+    for (const suffix of ["bwt", "lcp", "fmi", "found"]) {
+      expect(Buffer.compare(readFileSync(join(dir, `mt.${suffix}1`)), readFileSync(join(dir, `mt.${suffix}2`))), suffix).toBe(0);
+    }
+    expect(Buffer.compare(readFileSync(join(dir, "mt.back2")), Buffer.from(t))).toBe(0);
+  });
+});

@@ -6,7 +6,7 @@ import { instantiate } from "../src/cpu/wasm.js";
 import { bwtFromSAInHeap, unbwtInHeap } from "../src/apps/bwt.js";
 import { lcpInHeap } from "../src/apps/lcp.js";
 import { buildIndexInHeap } from "../src/apps/fmindex.js";
-import { sequentialRunner } from "../src/apps/blocks.js";
+import { SequentialExecutor, type Executor } from "../src/cpu/executor.js";
 import { doublingSuffixArray, firstDifference, hardFamilies, naiveSuffixArray, randomText, rng } from "./support/inputs.js";
 
 /** BWT by definition from the naive SA: L[0] = T[n-1], then T[SA[k]-1] with the row of suffix 0 dropped. */
@@ -90,13 +90,12 @@ describe("bwt", () => {
     for (const [name, t] of inputs) {
       const { bwt: L, primary } = naiveBwt(t);
       const heap = new SharedHeap(64 + 8 * t.length + (1 << 20));
-      const kernels = instantiate(heap.memory);
       const bwtPtr = heap.alloc(L.length);
       heap.u8(bwtPtr, L.length).set(L);
       const outPtr = heap.alloc(L.length);
       for (const chainBytes of [1, 3, 37]) {
         heap.u8(outPtr, L.length).fill(0);
-        await unbwtInHeap(heap, sequentialRunner(kernels), bwtPtr, L.length, primary, outPtr, chainBytes);
+        await unbwtInHeap(heap, new SequentialExecutor(heap), bwtPtr, L.length, primary, outPtr, chainBytes);
         expect(firstDifference(heap.u8(outPtr, t.length), t), `${name}, ${chainBytes} bytes per chain`).toBe(-1);
       }
     }
@@ -234,7 +233,9 @@ describe("block splits (what the executor will run in parallel)", () => {
       heap.u32(saPtr, n).set(sa);
       const outputs: Array<{ L: Uint8Array; back: Uint8Array; lcp: Uint32Array; image: Uint8Array }> = [];
       for (const [threads, minRows] of [[1, 1 << 20], [3, 100], [5, 37]]) {
-        const runner = { ...sequentialRunner(kernels), threads };
+        // runs the blocks in turn but splits phases as `threads` workers would
+        const sequential = new SequentialExecutor(heap);
+        const runner: Executor = { threads, heap, kernels, map: (k, calls) => sequential.map(k, calls), close: async () => {} };
         const mark = heap.used;
         const L = heap.alloc(n + 1);
         const primary = await bwtFromSAInHeap(heap, runner, textPtr, saPtr, n, L, minRows);

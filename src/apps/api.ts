@@ -1,13 +1,13 @@
 // Public API of the applications (re-exported by src/index.ts): bwt, unbwt, lcp, FMIndex. Arguments
 // are checked here, once.
-import { buildPlaced, checkLength, placeText, resolveSorter, type PlacedText } from "../engine/build.js";
+import { buildPlaced, closePlaced, checkLength, placeText, resolveSorter, type PlacedText } from "../engine/build.js";
 import { SharedHeap } from "../cpu/memory.js";
 import { instantiate } from "../cpu/wasm.js";
 import { verifyInHeap } from "../engine/verify.js";
 import { failure, usageError } from "../errors.js";
 import { bwtPlaced, unbwtInHeap } from "./bwt.js";
 import { lcpInHeap } from "./lcp.js";
-import { sequentialRunner } from "./blocks.js";
+import { SequentialExecutor } from "../cpu/executor.js";
 import { DEFAULT_SAMPLE_RATE, FMIndexImage, MAX_SAMPLE_RATE, type SearchResult } from "./fmindex.js";
 
 /** A text: bytes, or a string (encoded as UTF-8). */
@@ -16,8 +16,7 @@ type Text = Uint8Array | string;
 export interface AppOptions {
   /** Suffix-array algorithm (default "sais"). */
   algo?: string;
-  /** Worker threads for building the suffix array (default 1; the applications' own kernels run on
-   *  the calling thread until they are bound to the CPU executor). */
+  /** Worker threads for the suffix array and the application's own kernels (default 1). */
   threads?: number;
 }
 
@@ -31,9 +30,10 @@ export interface BwtOutput {
 /** The BWT of `text` (libsais's convention: banana -> "annbaa", primary 4). */
 export async function bwt(text: Text, options: AppOptions = {}): Promise<BwtOutput> {
   const bytes = toBytes(text, "text");
-  const placed = placeText(bytes.length, resolveSorter(options.algo));
+  const { threads } = checkThreads(options);
+  const placed = placeText(bytes.length, resolveSorter(options.algo), threads);
   placed.heap.u8(placed.textPtr, bytes.length).set(bytes);
-  const { primary, parts } = await bwtPlaced(placed, checkThreads(options));
+  const { primary, parts } = await bwtPlaced(placed, { threads }, placed.executor).finally(() => closePlaced(placed));
   const out = new Uint8Array(bytes.length);
   out.set(parts[0]);
   out.set(parts[1], parts[0].length);
@@ -49,7 +49,7 @@ export async function unbwt(bwtBytes: Uint8Array, primary: number): Promise<Uint
   const bwtPtr = heap.alloc(n);
   heap.u8(bwtPtr, n).set(bytes);
   const outPtr = heap.alloc(n);
-  await unbwtInHeap(heap, sequentialRunner(instantiate(heap.memory)), bwtPtr, n, primary, outPtr);
+  await unbwtInHeap(heap, new SequentialExecutor(heap), bwtPtr, n, primary, outPtr);
   return heap.u8(outPtr, n).slice();
 }
 
@@ -63,7 +63,7 @@ export async function lcp(text: Text, sa?: Uint32Array, options: AppOptions = {}
   const { threads } = checkThreads(options);
   if (sa === undefined) {
     const placed = await placeAndSort(bytes, options.algo, threads);
-    await lcpInHeap(placed.heap, sequentialRunner(placed.kernels), placed.textPtr, placed.saPtr, n, placed.saPtr);
+    await lcpInHeap(placed.heap, placed.executor, placed.textPtr, placed.saPtr, n, placed.saPtr).finally(() => closePlaced(placed));
     return placed.heap.u32(placed.saPtr, n).slice();
   }
   if (!(sa instanceof Uint32Array)) throw usageError("sa must be a Uint32Array");
@@ -76,7 +76,7 @@ export async function lcp(text: Text, sa?: Uint32Array, options: AppOptions = {}
   heap.u32(saPtr, n).set(sa);
   const verdict = verifyInHeap(heap, kernels, textPtr, saPtr, n);
   if (!verdict.ok) throw failure(`sa is not the suffix array of the text: ${verdict.message}`);
-  await lcpInHeap(heap, sequentialRunner(kernels), textPtr, saPtr, n, saPtr);
+  await lcpInHeap(heap, new SequentialExecutor(heap), textPtr, saPtr, n, saPtr);
   return heap.u32(saPtr, n).slice();
 }
 
@@ -100,8 +100,9 @@ export class FMIndex {
     const sampleRate = options.sampleRate ?? DEFAULT_SAMPLE_RATE;
     checkSampleRate(sampleRate);
     const { threads } = checkThreads(options);
-    const { heap, kernels, textPtr, saPtr } = await placeAndSort(bytes, options.algo, threads);
-    return new FMIndex(await FMIndexImage.fromSuffixArray(heap, sequentialRunner(kernels), textPtr, saPtr, bytes.length, sampleRate));
+    const placed = await placeAndSort(bytes, options.algo, threads);
+    const image = FMIndexImage.fromSuffixArray(placed.heap, placed.executor, placed.textPtr, placed.saPtr, bytes.length, sampleRate);
+    return new FMIndex(await image.finally(() => closePlaced(placed)));
   }
 
   /** Loads an index from the bytes `toBytes` (or `sufsort index`) produced; rejects damaged ones. */

@@ -7,7 +7,8 @@
 import type { SharedHeap } from "../cpu/memory.js";
 import { buildPlaced, type BuildOptions, type PlacedText } from "../engine/build.js";
 import { failure } from "../errors.js";
-import { sequentialRunner, splitRange, TASKS_PER_THREAD, type KernelRunner } from "./blocks.js";
+import { splitRange, TASKS_PER_THREAD } from "./blocks.js";
+import { SequentialExecutor, type Executor } from "../cpu/executor.js";
 
 /** Bytes of a .bwt file before the BWT itself. */
 export const BWT_HEADER_BYTES = 8;
@@ -31,15 +32,17 @@ export interface BwtInHeap {
   bwtSeconds: number;
 }
 
-/** Builds the SA of a placed text, then its BWT. */
-export async function bwtPlaced(placed: PlacedText, options: BuildOptions = {}): Promise<BwtInHeap> {
-  const { heap, kernels, textPtr, n } = placed;
+/** Builds the SA of a placed text, then its BWT (the gather's blocks through `runner`). */
+export async function bwtPlaced(
+  placed: PlacedText, options: BuildOptions = {}, runner: Executor = placed.executor,
+): Promise<BwtInHeap> {
+  const { heap, textPtr, n } = placed;
   if (n === 0) return { primary: 0, parts: [new Uint8Array(0), new Uint8Array(0)], saSeconds: 0, bwtSeconds: 0 };
   const built = await buildPlaced(placed, options);
   const t0 = performance.now();
   const saPtr = built.sa.byteOffset;
   const out = heap.alloc(n + 1);
-  const primary = await bwtFromSAInHeap(heap, sequentialRunner(kernels), textPtr, saPtr, n, out);
+  const primary = await bwtFromSAInHeap(heap, runner, textPtr, saPtr, n, out);
   const bwtSeconds = (performance.now() - t0) / 1000;
   return {
     primary,
@@ -51,7 +54,7 @@ export async function bwtPlaced(placed: PlacedText, options: BuildOptions = {}):
 
 /** Writes L (n+1 rows, the primary row's byte left 0) at out from T and SA; returns the primary index. */
 export async function bwtFromSAInHeap(
-  heap: SharedHeap, runner: KernelRunner, textPtr: number, saPtr: number, n: number, out: number,
+  heap: SharedHeap, runner: Executor, textPtr: number, saPtr: number, n: number, out: number,
   minBlockRows = MIN_BLOCK_ROWS,
 ): Promise<number> {
   heap.u8(out, 1)[0] = heap.u8(textPtr + n - 1, 1)[0];
@@ -87,7 +90,7 @@ interface UnbwtKernels {
  * and the splits on small inputs.)
  */
 export async function unbwtInHeap(
-  heap: SharedHeap, runner: KernelRunner, bwtPtr: number, n: number, primary: number, outPtr: number,
+  heap: SharedHeap, runner: Executor, bwtPtr: number, n: number, primary: number, outPtr: number,
   bytesPerChain = BYTES_PER_CHAIN, minBlockRows = MIN_BLOCK_ROWS,
 ): Promise<void> {
   checkPrimary(n, primary);

@@ -24,7 +24,8 @@
 import { SharedHeap } from "../cpu/memory.js";
 import { instantiate, type Kernels } from "../cpu/wasm.js";
 import { failure } from "../errors.js";
-import { sequentialRunner, splitRange, TASKS_PER_THREAD, type KernelRunner } from "./blocks.js";
+import { splitRange, TASKS_PER_THREAD } from "./blocks.js";
+import { SequentialExecutor, type Executor } from "../cpu/executor.js";
 import { bwtFromSAInHeap } from "./bwt.js";
 
 export const FM_MAGIC = "SUFSFMIX";
@@ -175,7 +176,7 @@ interface FMKernels {
  * blocks themselves. (Tests lower `minFillRows` to exercise the splits on small inputs.)
  */
 export async function buildIndexInHeap(
-  heap: SharedHeap, runner: KernelRunner, textPtr: number, saPtr: number, n: number, sampleRate: number,
+  heap: SharedHeap, runner: Executor, textPtr: number, saPtr: number, n: number, sampleRate: number,
   minFillRows = MIN_FILL_ROWS,
 ): Promise<{ ptr: number; layout: FMLayout }> {
   const k = runner.kernels as unknown as FMKernels;
@@ -235,11 +236,20 @@ export interface SearchResult {
   positions?: Uint32Array;
 }
 
+/** Results of a packed batch search. */
+export interface PackedResults {
+  /** Row range [sp, ep) of pattern i at 2i, 2i+1 (0, 0 when absent): its count is ep - sp. */
+  ranges: Uint32Array;
+  /** With locate: pattern i's positions are positions[positionStarts[i], positionStarts[i+1]). */
+  positions?: Uint32Array;
+  positionStarts?: Uint32Array;
+}
+
 /** An FM-index image in its own shared heap. */
 export class FMIndexImage {
   private readonly k: FMKernels;
-  /** Runs the query kernels' blocks; an executor on this heap may replace it (useRunner). */
-  private runner: KernelRunner;
+  /** Runs the query kernels' blocks; an executor on this heap may replace it (useExecutor). */
+  private runner: Executor;
 
   private constructor(
     readonly heap: SharedHeap,
@@ -248,11 +258,11 @@ export class FMIndexImage {
     readonly layout: FMLayout,
   ) {
     this.k = kernels as unknown as FMKernels;
-    this.runner = sequentialRunner(kernels);
+    this.runner = new SequentialExecutor(heap);
   }
 
   /** Runs batch queries through `runner` (e.g. the CPU executor), which must work on this.heap. */
-  useRunner(runner: KernelRunner): void {
+  useExecutor(runner: Executor): void {
     this.runner = runner;
   }
 
@@ -278,7 +288,7 @@ export class FMIndexImage {
   }
 
   /** Builds from T and SA in `heap`, then moves the image to a heap of its own. */
-  static async fromSuffixArray(heap: SharedHeap, runner: KernelRunner, textPtr: number, saPtr: number, n: number, sampleRate: number): Promise<FMIndexImage> {
+  static async fromSuffixArray(heap: SharedHeap, runner: Executor, textPtr: number, saPtr: number, n: number, sampleRate: number): Promise<FMIndexImage> {
     const mark = heap.used;
     const { ptr, layout } = await buildIndexInHeap(heap, runner, textPtr, saPtr, n, sampleRate);
     const own = new SharedHeap(64 + layout.fileBytes + (1 << 20));
@@ -293,69 +303,81 @@ export class FMIndexImage {
     return this.heap.u8(this.ptr, this.layout.fileBytes);
   }
 
-  /**
-   * Count (and optionally locate) each pattern; patterns must be non-empty (the caller checks).
-   * Patterns go in blocks to the count kernel, then the rows found go in blocks to the locate kernel.
-   */
+  /** Count (and optionally locate) each pattern; patterns must be non-empty (the caller checks). */
   async search(patterns: Uint8Array[], options: { locate?: boolean; limit?: number } = {}): Promise<SearchResult[]> {
+    let total = 0;
+    for (const p of patterns) total += p.length;
+    const bytes = new Uint8Array(total);
+    const spans = new Uint32Array(2 * patterns.length);
+    let at = 0;
+    patterns.forEach((p, i) => {
+      bytes.set(p, at);
+      spans[2 * i] = at;
+      spans[2 * i + 1] = at += p.length;
+    });
+    const found = await this.searchPacked(bytes, spans, options);
+    return patterns.map((_, i) => {
+      const count = found.ranges[2 * i + 1] - found.ranges[2 * i];
+      if (found.positions === undefined) return { count };
+      return { count, positions: found.positions.subarray(found.positionStarts![i], found.positionStarts![i + 1]) };
+    });
+  }
+
+  /**
+   * The batch search itself. Pattern i is bytes[spans[2i], spans[2i+1]) (non-empty; the caller
+   * checks). Patterns go in blocks to the count kernel; with `locate`, the rows found (at most
+   * `limit` per pattern: the first in suffix order) go in blocks to the locate kernel, and each
+   * pattern's positions come back ascending.
+   */
+  async searchPacked(bytes: Uint8Array, spans: Uint32Array, options: { locate?: boolean; limit?: number } = {}): Promise<PackedResults> {
     const threads = this.runner.threads;
     const heap = this.heap;
+    const m = spans.length / 2;
     const mark = heap.used;
     try {
-      const m = patterns.length;
-      let total = 0;
-      for (const p of patterns) total += p.length;
-      const textPtr = heap.alloc(Math.max(1, total), 16);
-      const offsetsPtr = heap.alloc(4 * (m + 1));
-      const text = heap.u8(textPtr, total);
-      const offsets = heap.u32(offsetsPtr, m + 1);
-      let at = 0;
-      for (let p = 0; p < m; p++) {
-        offsets[p] = at;
-        text.set(patterns[p], at);
-        at += patterns[p].length;
-      }
-      offsets[m] = at;
-      const rangesPtr = heap.alloc(8 * m);
+      const bytesPtr = heap.alloc(Math.max(1, bytes.length), 16);
+      heap.u8(bytesPtr, bytes.length).set(bytes);
+      const spansPtr = heap.alloc(4 * spans.length + 4);
+      heap.u32(spansPtr, spans.length).set(spans);
+      const rangesPtr = heap.alloc(8 * m + 4);
       const blocks = splitRange(m, Math.max(threads * TASKS_PER_THREAD, Math.ceil(m / PATTERNS_PER_TASK)), 1);
       const slots = blocks.map(() => heap.alloc(COUNT_SLOTS_BYTES));
-      await this.runner.map("fmCount", blocks.map(([first, last], b) => [this.ptr, textPtr, offsetsPtr, first, last, rangesPtr, slots[b]]));
-      const ranges = Uint32Array.from(heap.u32(rangesPtr, 2 * m));
-      const results: SearchResult[] = [];
-      for (let p = 0; p < m; p++) results.push({ count: ranges[2 * p + 1] - ranges[2 * p] });
-      if (options.locate) await this.locateRanges(ranges, results, options.limit ?? Infinity);
-      return results;
+      await this.runner.map("fmCount", blocks.map(([first, last], b) => [this.ptr, bytesPtr, spansPtr, first, last, rangesPtr, slots[b]]));
+      const ranges = heap.u32(rangesPtr, 2 * m).slice();
+      heap.release(mark);
+      if (!options.locate) return { ranges };
+      return { ranges, ...(await this.locateRanges(ranges, options.limit ?? Infinity)) };
     } finally {
       heap.release(mark);
     }
   }
 
-  private async locateRanges(ranges: Uint32Array, results: SearchResult[], limit: number): Promise<void> {
+  /** Positions of the first `limit` rows of each range [sp, ep), ascending per range. */
+  private async locateRanges(ranges: Uint32Array, limit: number): Promise<{ positions: Uint32Array; positionStarts: Uint32Array }> {
     const heap = this.heap;
     const threads = this.runner.threads;
-    let rowsTotal = 0;
-    for (const r of results) rowsTotal += Math.min(r.count, limit);
+    const m = ranges.length / 2;
+    const positionStarts = new Uint32Array(m + 1);
+    for (let p = 0; p < m; p++) positionStarts[p + 1] = positionStarts[p] + Math.min(ranges[2 * p + 1] - ranges[2 * p], limit);
+    const rowsTotal = positionStarts[m];
     const positions = new Uint32Array(rowsTotal);
-    const rowsPtr = heap.alloc(4 * Math.min(rowsTotal, ROWS_PER_TASK * TASKS_PER_THREAD * threads) + 4);
     const chunkRows = Math.min(rowsTotal, ROWS_PER_TASK * TASKS_PER_THREAD * threads);
+    const rowsPtr = heap.alloc(4 * chunkRows + 4);
     const outPtr = heap.alloc(4 * chunkRows + 4);
     const slots = Array.from({ length: TASKS_PER_THREAD * threads }, () => heap.alloc(LOCATE_SLOTS_BYTES));
-    // Rows of all patterns in order, run in chunks of chunkRows.
+    // The rows of all patterns in order, run in chunks of chunkRows.
     let p = 0;
     let nextRow = ranges[0];
-    let filled = 0;
     for (let done = 0; done < rowsTotal; ) {
       const rows = heap.u32(rowsPtr, chunkRows);
       let k = 0;
-      while (k < chunkRows && filled < rowsTotal) {
-        const lastRow = ranges[2 * p] + Math.min(results[p].count, limit);
-        if (nextRow >= lastRow) {
+      while (k < chunkRows && done + k < rowsTotal) {
+        if (nextRow >= ranges[2 * p] + (positionStarts[p + 1] - positionStarts[p])) {
           p++;
           nextRow = ranges[2 * p];
           continue;
         }
         rows[k++] = nextRow++;
-        filled++;
       }
       const blocks = splitRange(k, TASKS_PER_THREAD * threads, 1);
       const ret = await this.runner.map("fmLocate", blocks.map(([from, to], b) => [this.ptr, rowsPtr + 4 * from, to - from, outPtr + 4 * from, slots[b]]));
@@ -365,11 +387,7 @@ export class FMIndexImage {
       positions.set(heap.u32(outPtr, k), done);
       done += k;
     }
-    let at = 0;
-    for (const r of results) {
-      const take = Math.min(r.count, limit);
-      r.positions = positions.subarray(at, at + take).sort();
-      at += take;
-    }
+    for (let q = 0; q < m; q++) positions.subarray(positionStarts[q], positionStarts[q + 1]).sort();
+    return { positions, positionStarts };
   }
 }

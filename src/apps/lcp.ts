@@ -1,7 +1,8 @@
 // LCP array from T and SA on the shared heap, by the Φ / PLCP method (kernels: asm/lcp.ts).
 // LCP[0] = 0 and LCP[k] = lcp(SA[k-1], SA[k]); output file: n little-endian u32.
 import type { SharedHeap } from "../cpu/memory.js";
-import { splitRange, TASKS_PER_THREAD, type KernelRunner } from "./blocks.js";
+import { splitRange, TASKS_PER_THREAD } from "./blocks.js";
+import type { Executor } from "../cpu/executor.js";
 
 /** Smallest block of one LCP phase task. */
 const MIN_BLOCK = 1 << 20;
@@ -12,7 +13,7 @@ const MIN_BLOCK = 1 << 20;
  * `minBlock` to exercise the block splits on small inputs.)
  */
 export async function lcpInHeap(
-  heap: SharedHeap, runner: KernelRunner, textPtr: number, saPtr: number, n: number, lcpPtr: number,
+  heap: SharedHeap, runner: Executor, textPtr: number, saPtr: number, n: number, lcpPtr: number,
   minBlock = MIN_BLOCK,
 ): Promise<void> {
   if (n === 0) return;

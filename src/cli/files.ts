@@ -5,6 +5,8 @@ import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, statSync,
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { failure } from "../errors.js";
+import { placeText, type PlacedText } from "../engine/build.js";
+import type { SuffixSorter } from "../engine/registry.js";
 
 /** Opens an input file for reading, with clear errors; returns its descriptor and size. */
 export function openInput(path: string): { fd: number; size: number } {
@@ -124,5 +126,20 @@ function reason(e: unknown): string {
       return "no space left on device";
     default:
       return err.code ?? String(err.message ?? e);
+  }
+}
+
+/**
+ * Reads an input file straight into a fresh heap laid out for building its SA with `sorter` (so the
+ * text is never copied); the caller closes the placed text's executor (closePlaced).
+ */
+export function placeInputFile(path: string, sorter: SuffixSorter, threads: number): PlacedText {
+  const { fd, size } = openInput(path);
+  try {
+    const placed = placeText(size, sorter, threads);
+    readInto(fd, placed.heap.u8(placed.textPtr, size), path);
+    return placed;
+  } finally {
+    closeSync(fd);
   }
 }

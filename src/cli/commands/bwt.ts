@@ -1,10 +1,10 @@
 // sufsort bwt IN [-o OUT] [--algo NAME] [--threads N]
-import { closeSync } from "node:fs";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
-import { checkLength, placeText, resolveSorter } from "../../engine/build.js";
+import { closePlaced, resolveSorter } from "../../engine/build.js";
+import { defaultThreads } from "../../cpu/executor.js";
 import { bwtPlaced } from "../../apps/bwt.js";
-import { openInput, readInto, checkOutputPath, writeFileAtomic } from "../files.js";
+import { checkOutputPath, placeInputFile, writeFileAtomic } from "../files.js";
 import { Progress } from "../progress.js";
 
 export const bwtCommand: Command = {
@@ -21,7 +21,7 @@ whole text has none: it is left out and its row number is the primary index (ban
 Options:
   -o, --out OUT      output file (default: IN.bwt)
   --algo NAME        suffix-array algorithm (default: sais)
-  --threads N        worker threads for building the suffix array (default: 1)
+  --threads N        worker threads (default: all cores)
   -h, --help         show this help`,
   options: {
     out: { type: "string", short: "o" },
@@ -33,19 +33,13 @@ Options:
     const input = args.positionals[0];
     const out = stringOption(args, "out") ?? `${input}.bwt`;
     const sorter = resolveSorter(stringOption(args, "algo"));
-    const threads = intOption(args, "threads", 1);
+    const threads = intOption(args, "threads", defaultThreads());
     checkOutputPath(out);
-    const { fd, size } = openInput(input);
-    let placed;
-    try {
-      checkLength(size);
-      placed = placeText(size, sorter, threads);
-      readInto(fd, placed.heap.u8(placed.textPtr, size), input);
-    } finally {
-      closeSync(fd);
-    }
+    const placed = placeInputFile(input, sorter, threads);
     const progress = new Progress("bwt");
-    const { primary, parts } = await bwtPlaced(placed, { threads, onProgress: (phase, f) => progress.update(phase, f) });
+    const { primary, parts } = await bwtPlaced(placed, { threads, onProgress: (phase, f) => progress.update(phase, f) }, placed.executor).finally(
+      () => closePlaced(placed),
+    );
     progress.update("writing", 1);
     const header = new DataView(new ArrayBuffer(8));
     header.setBigUint64(0, BigInt(primary), true);

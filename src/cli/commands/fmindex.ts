@@ -1,13 +1,12 @@
 // sufsort index IN [-o IDX] [--sample K] [--algo NAME] [--threads N]
 // (The file is not named index.ts: that name holds the command list.)
-import { closeSync } from "node:fs";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
-import { buildPlaced, checkLength, placeText, resolveSorter } from "../../engine/build.js";
-import { sequentialRunner } from "../../apps/blocks.js";
+import { buildPlaced, closePlaced, resolveSorter } from "../../engine/build.js";
+import { defaultThreads } from "../../cpu/executor.js";
 import { buildIndexInHeap, DEFAULT_SAMPLE_RATE, MAX_SAMPLE_RATE } from "../../apps/fmindex.js";
 import { usageError } from "../../errors.js";
-import { openInput, readInto, checkOutputPath, writeFileAtomic } from "../files.js";
+import { checkOutputPath, placeInputFile, writeFileAtomic } from "../files.js";
 import { Progress } from "../progress.js";
 
 export const indexCommand: Command = {
@@ -24,7 +23,7 @@ Options:
   -o, --out IDX      output file (default: IN.fmi)
   --sample K         sample rate: locate walks at most K-1 steps per occurrence (default: ${DEFAULT_SAMPLE_RATE})
   --algo NAME        suffix-array algorithm (default: sais)
-  --threads N        worker threads for building the suffix array (default: 1)
+  --threads N        worker threads (default: all cores)
   -h, --help         show this help`,
   options: {
     out: { type: "string", short: "o" },
@@ -39,21 +38,16 @@ Options:
     const sampleRate = intOption(args, "sample", DEFAULT_SAMPLE_RATE);
     if (sampleRate > MAX_SAMPLE_RATE) throw usageError(`--sample must be at most ${MAX_SAMPLE_RATE} (got ${sampleRate})`);
     const sorter = resolveSorter(stringOption(args, "algo"));
-    const threads = intOption(args, "threads", 1);
+    const threads = intOption(args, "threads", defaultThreads());
     checkOutputPath(out);
-    const { fd, size } = openInput(input);
-    let placed;
-    try {
-      checkLength(size);
-      placed = placeText(size, sorter, threads);
-      readInto(fd, placed.heap.u8(placed.textPtr, size), input);
-    } finally {
-      closeSync(fd);
-    }
+    const placed = placeInputFile(input, sorter, threads);
+    const size = placed.n;
     const progress = new Progress("index");
-    const built = await buildPlaced(placed, { threads, onProgress: (phase, f) => progress.update(phase, f) });
-    progress.update("indexing", 1);
-    const { ptr, layout } = await buildIndexInHeap(placed.heap, sequentialRunner(placed.kernels), placed.textPtr, built.sa.byteOffset, size, sampleRate);
+    const { ptr, layout } = await (async () => {
+      const built = await buildPlaced(placed, { threads, onProgress: (phase, f) => progress.update(phase, f) });
+      progress.update("indexing", 1);
+      return buildIndexInHeap(placed.heap, placed.executor, placed.textPtr, built.sa.byteOffset, size, sampleRate);
+    })().finally(() => closePlaced(placed));
     progress.update("writing", 1);
     writeFileAtomic(out, [placed.heap.u8(ptr, layout.fileBytes)]);
     progress.done();

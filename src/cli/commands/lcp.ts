@@ -2,14 +2,13 @@
 import { closeSync } from "node:fs";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
-import { buildPlaced, checkLength, placeText, resolveSorter } from "../../engine/build.js";
+import { buildPlaced, checkLength, closePlaced, resolveSorter } from "../../engine/build.js";
 import { verifyInHeap } from "../../engine/verify.js";
 import { lcpInHeap } from "../../apps/lcp.js";
-import { sequentialRunner } from "../../apps/blocks.js";
+import { createExecutor, defaultThreads, type Executor } from "../../cpu/executor.js";
 import { SharedHeap } from "../../cpu/memory.js";
-import { instantiate } from "../../cpu/wasm.js";
 import { failure } from "../../errors.js";
-import { openInput, readInto, checkOutputPath, writeFileAtomic } from "../files.js";
+import { openInput, readInto, checkOutputPath, placeInputFile, writeFileAtomic } from "../files.js";
 import { Progress } from "../progress.js";
 
 export const lcpCommand: Command = {
@@ -26,7 +25,7 @@ Options:
   --sa SA            suffix array of IN (default: build it)
   -o, --out OUT      output file (default: IN.lcp)
   --algo NAME        suffix-array algorithm when building (default: sais)
-  --threads N        worker threads for building the suffix array (default: 1)
+  --threads N        worker threads (default: all cores)
   -h, --help         show this help`,
   options: {
     sa: { type: "string" },
@@ -40,25 +39,23 @@ Options:
     const saPath = stringOption(args, "sa");
     const out = stringOption(args, "out") ?? `${input}.lcp`;
     const sorter = resolveSorter(stringOption(args, "algo"));
-    const threads = intOption(args, "threads", 1);
+    const threads = intOption(args, "threads", defaultThreads());
     checkOutputPath(out);
     const progress = new Progress("lcp");
     const { fd, size: n } = openInput(input);
     let heap: SharedHeap;
     let kernels;
+    let executor: Executor;
     let textPtr: number;
     let saPtr: number;
     if (saPath === undefined) {
-      let placed;
-      try {
-        checkLength(n);
-        placed = placeText(n, sorter, threads);
-        readInto(fd, placed.heap.u8(placed.textPtr, n), input);
-      } finally {
-        closeSync(fd);
-      }
-      const built = await buildPlaced(placed, { threads, onProgress: (phase, f) => progress.update(phase, f) });
-      ({ heap, kernels, textPtr } = placed);
+      closeSync(fd);
+      const placed = placeInputFile(input, sorter, threads);
+      const built = await buildPlaced(placed, { threads, onProgress: (phase, f) => progress.update(phase, f) }).catch(async (e) => {
+        await closePlaced(placed);
+        throw e;
+      });
+      ({ heap, kernels, textPtr, executor } = placed);
       saPtr = built.sa.byteOffset;
     } else {
       try {
@@ -77,13 +74,17 @@ Options:
       } finally {
         closeSync(sa.fd);
       }
-      kernels = instantiate(heap.memory);
+      executor = createExecutor(heap, threads);
+      kernels = executor.kernels;
       progress.update("verifying", 0);
       const verdict = verifyInHeap(heap, kernels, textPtr, saPtr, n);
-      if (!verdict.ok) throw failure(`'${saPath}' is not the suffix array of '${input}': ${verdict.message}`);
+      if (!verdict.ok) {
+        await executor.close();
+        throw failure(`'${saPath}' is not the suffix array of '${input}': ${verdict.message}`);
+      }
     }
     progress.update("lcp", 0);
-    await lcpInHeap(heap, sequentialRunner(kernels), textPtr, saPtr, n, saPtr);
+    await lcpInHeap(heap, executor, textPtr, saPtr, n, saPtr).finally(() => executor.close());
     progress.update("writing", 1);
     writeFileAtomic(out, [heap.u32(saPtr, n)]);
     progress.done();

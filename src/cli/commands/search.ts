@@ -3,9 +3,8 @@ import { closeSync } from "node:fs";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
 import { FMIndexImage } from "../../apps/fmindex.js";
-import { checkPatterns } from "../../apps/api.js";
 import { SharedHeap } from "../../cpu/memory.js";
-import { instantiate } from "../../cpu/wasm.js";
+import { createExecutor, defaultThreads } from "../../cpu/executor.js";
 import { usageError } from "../../errors.js";
 import { openInput, readInput, readInto } from "../files.js";
 
@@ -13,6 +12,7 @@ export const searchCommand: Command = {
   name: "search",
   summary: "count or locate patterns with an FM-index",
   help: `Usage: sufsort search IDX [PATTERN...] [--count] [--locate [--limit M]] [--patterns-file F]
+                     [--threads N]
 
 Searches an index written by 'sufsort index' for each pattern (those given as arguments first, then
 one per line of F; a line ends at \\n, and a \\r before it is dropped). Prints one line per pattern,
@@ -28,12 +28,14 @@ Options:
   --locate             also print where they occur
   --limit M            with --locate: report at most M positions per pattern
   --patterns-file F    read patterns from F, one per line
+  --threads N          worker threads (default: all cores)
   -h, --help           show this help`,
   options: {
     count: { type: "boolean" },
     locate: { type: "boolean" },
     limit: { type: "string" },
     "patterns-file": { type: "string" },
+    threads: { type: "string" },
   },
   positionals: { min: 1, max: Number.MAX_SAFE_INTEGER, names: "index file IDX" },
   async run(args) {
@@ -41,18 +43,11 @@ Options:
     const locate = args.values.locate === true;
     if (stringOption(args, "limit") !== undefined && !locate) throw usageError("--limit needs --locate");
     const limit = intOption(args, "limit", Number.MAX_SAFE_INTEGER, 0);
-    const encoder = new TextEncoder();
-    const patterns: Uint8Array[] = given.map((p) => encoder.encode(p));
-    const names = given.map((_, i) => `pattern ${i + 1}`);
+    const threads = intOption(args, "threads", defaultThreads());
     const file = stringOption(args, "patterns-file");
-    if (file !== undefined) {
-      const lines = splitLines(readInput(file));
-      lines.forEach((line, i) => {
-        patterns.push(line);
-        names.push(`line ${i + 1} of '${file}'`);
-      });
-    }
-    if (patterns.length === 0) throw usageError("search: no patterns (give them as arguments or with --patterns-file)");
+    const { bytes, spans, nameOf } = packPatterns(given, file);
+    const m = spans.length / 2;
+    if (m === 0) throw usageError("search: no patterns (give them as arguments or with --patterns-file)");
 
     const { fd, size } = openInput(indexPath);
     let heap: SharedHeap;
@@ -64,42 +59,89 @@ Options:
     } finally {
       closeSync(fd);
     }
-    const index = FMIndexImage.checked(heap, instantiate(heap.memory), ptr, indexPath);
-    checkPatterns(patterns, index.layout.n, (i) => names[i]);
+    const executor = createExecutor(heap, threads);
+    const index = FMIndexImage.checked(heap, executor.kernels, ptr, indexPath);
+    index.useExecutor(executor);
+    const n = index.layout.n;
+    for (let i = 0; i < m; i++) {
+      const length = spans[2 * i + 1] - spans[2 * i];
+      if (length === 0) throw usageError(`${nameOf(i)} is empty`);
+      if (length > n) throw usageError(`${nameOf(i)} is ${length} bytes, longer than the indexed text (${n} bytes)`);
+    }
 
-    const results = await index.search(patterns, { locate, limit });
-    const chunks: Uint8Array[] = [];
-    let pending = 0;
-    const flush = () => {
-      process.stdout.write(Buffer.concat(chunks));
-      chunks.length = 0;
-      pending = 0;
-    };
-    results.forEach((r, i) => {
-      let line = `\t${r.count}`;
-      if (locate) line += `\t${Array.from(r.positions!).join(" ")}`;
-      const tail = encoder.encode(line + "\n");
-      chunks.push(patterns[i], tail);
-      pending += patterns[i].length + tail.length;
-      if (pending >= 1 << 20) flush();
-    });
-    flush();
+    const found = await index.searchPacked(bytes, spans, { locate, limit }).finally(() => executor.close());
+    const out = new LineWriter();
+    for (let i = 0; i < m; i++) {
+      out.bytes(bytes.subarray(spans[2 * i], spans[2 * i + 1]));
+      out.text(`\t${found.ranges[2 * i + 1] - found.ranges[2 * i]}`);
+      if (locate) {
+        out.text("\t");
+        const from = found.positionStarts![i];
+        const to = found.positionStarts![i + 1];
+        for (let k = from; k < to; k++) out.text(k === from ? `${found.positions![k]}` : ` ${found.positions![k]}`);
+      }
+      out.text("\n");
+    }
+    out.flush();
     return 0;
   },
 };
 
-/** Lines of a patterns file: split at \n, a \r before it dropped, no line after a final \n. */
-function splitLines(bytes: Uint8Array): Uint8Array[] {
-  const lines: Uint8Array[] = [];
-  let start = 0;
-  for (let i = 0; i <= bytes.length; i++) {
-    if (i === bytes.length || bytes[i] === 10) {
-      if (i === bytes.length && start === i) break;
-      let end = i;
-      if (end > start && bytes[end - 1] === 13) end--;
-      lines.push(bytes.subarray(start, end));
-      start = i + 1;
-    }
+/**
+ * The patterns as one byte buffer and [start, end) spans: the arguments (UTF-8) first, then the
+ * lines of the patterns file (split at \n, a \r before it dropped, no line after a final \n).
+ */
+function packPatterns(given: string[], file: string | undefined): { bytes: Uint8Array; spans: Uint32Array; nameOf: (i: number) => string } {
+  const encoder = new TextEncoder();
+  const encoded = given.map((p) => encoder.encode(p));
+  const fromFile = file === undefined ? new Uint8Array(0) : readInput(file);
+  const head = encoded.reduce((sum, p) => sum + p.length, 0);
+  const bytes = new Uint8Array(head + fromFile.length);
+  const spans: number[] = [];
+  let at = 0;
+  for (const p of encoded) {
+    bytes.set(p, at);
+    spans.push(at, (at += p.length));
   }
-  return lines;
+  bytes.set(fromFile, head);
+  let start = 0;
+  for (let i = 0; i <= fromFile.length; i++) {
+    if (i < fromFile.length && fromFile[i] !== 10) continue;
+    if (i === fromFile.length && start === i) break;
+    const end = i > start && fromFile[i - 1] === 13 ? i - 1 : i;
+    spans.push(head + start, head + end);
+    start = i + 1;
+  }
+  const nameOf = (i: number) => (i < given.length ? `pattern ${i + 1}` : `line ${i - given.length + 1} of '${file}'`);
+  return { bytes, spans: Uint32Array.from(spans), nameOf };
+}
+
+/** Buffers stdout writes in 1 MiB pieces (pattern bytes pass through unchanged). */
+class LineWriter {
+  private readonly buffer = Buffer.allocUnsafe(1 << 20);
+  private used = 0;
+
+  bytes(b: Uint8Array): void {
+    if (this.used + b.length > this.buffer.length) this.flush();
+    if (b.length > this.buffer.length) {
+      process.stdout.write(b);
+      return;
+    }
+    this.buffer.set(b, this.used);
+    this.used += b.length;
+  }
+
+  text(s: string): void {
+    if (this.used + s.length > this.buffer.length) this.flush();
+    if (s.length > this.buffer.length) {
+      process.stdout.write(s);
+      return;
+    }
+    this.used += this.buffer.write(s, this.used, "latin1");
+  }
+
+  flush(): void {
+    if (this.used > 0) process.stdout.write(Buffer.from(this.buffer.subarray(0, this.used)));
+    this.used = 0;
+  }
 }

@@ -1,19 +1,18 @@
-// sufsort unbwt IN.bwt [-o OUT]
+// sufsort unbwt IN.bwt [-o OUT] [--threads N]
 import { closeSync, readSync } from "node:fs";
 import type { Command } from "../command.js";
-import { stringOption } from "../command.js";
+import { intOption, stringOption } from "../command.js";
 import { checkLength } from "../../engine/build.js";
-import { sequentialRunner } from "../../apps/blocks.js";
+import { createExecutor, defaultThreads } from "../../cpu/executor.js";
 import { BWT_HEADER_BYTES, checkPrimary, unbwtInHeap } from "../../apps/bwt.js";
 import { SharedHeap } from "../../cpu/memory.js";
-import { instantiate } from "../../cpu/wasm.js";
 import { failure } from "../../errors.js";
 import { openInput, checkOutputPath, writeFileAtomic } from "../files.js";
 
 export const unbwtCommand: Command = {
   name: "unbwt",
   summary: "restore a file from its Burrows–Wheeler transform",
-  help: `Usage: sufsort unbwt IN.bwt [-o OUT]
+  help: `Usage: sufsort unbwt IN.bwt [-o OUT] [--threads N]
 
 Inverts a BWT file written by 'sufsort bwt' (primary index as 8 bytes little-endian, then the n
 bytes) and writes the original bytes to OUT (default: IN with .bwt replaced by .unbwt, or IN.unbwt).
@@ -22,14 +21,17 @@ are reported as errors; OUT then does not appear.
 
 Options:
   -o, --out OUT      output file
+  --threads N        worker threads (default: all cores)
   -h, --help         show this help`,
   options: {
     out: { type: "string", short: "o" },
+    threads: { type: "string" },
   },
   positionals: { min: 1, max: 1, names: "BWT file IN.bwt" },
   async run(args) {
     const input = args.positionals[0];
     const out = stringOption(args, "out") ?? (input.endsWith(".bwt") ? `${input.slice(0, -4)}.unbwt` : `${input}.unbwt`);
+    const threads = intOption(args, "threads", defaultThreads());
     checkOutputPath(out);
     const { fd, size } = openInput(input);
     let heap: SharedHeap;
@@ -61,7 +63,8 @@ Options:
     }
     const outPtr = heap.alloc(n);
     try {
-      await unbwtInHeap(heap, sequentialRunner(instantiate(heap.memory)), bwtPtr, n, primary, outPtr);
+      const executor = createExecutor(heap, threads);
+      await unbwtInHeap(heap, executor, bwtPtr, n, primary, outPtr).finally(() => executor.close());
     } catch (e) {
       if (e instanceof Error && e.name === "SufsortError") throw failure(`'${input}': ${e.message}`);
       throw e;

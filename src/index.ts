@@ -18,6 +18,8 @@ export interface SuffixArrayOptions {
   threads?: number;
   /** Run the linear verifier on the result and reject if it is wrong. */
   verify?: boolean;
+  /** Adapter for GPU algorithms: "hardware" (default), "software" (Mesa llvmpipe) or "auto". */
+  gpu?: "hardware" | "software" | "auto";
 }
 
 /** An algorithm sufsort can run. */
@@ -65,6 +67,9 @@ function toBytes(text: TextInput): Uint8Array {
 }
 
 function checkOptions(options: SuffixArrayOptions): void {
+  if (options.gpu !== undefined && !["hardware", "software", "auto"].includes(options.gpu)) {
+    throw usageError(`gpu must be "hardware", "software" or "auto" (got ${String(options.gpu)})`);
+  }
   if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) {
     throw usageError(`threads must be a positive integer (got ${options.threads})`);
   }

@@ -10,7 +10,9 @@ import { getSorter, listSorters, type EngineKind, type SuffixSorter } from "./re
 import { verifyInHeap, type Verdict } from "./verify.js";
 import { verifyLarge } from "./verify-large.js";
 import { suffixArrayLarge } from "../cpu/algorithms/sais-large.js";
+import { acquireGpu, resolveGpuMode, type GpuContext, type GpuMode } from "../gpu/device.js";
 import "../cpu/algorithms/index.js";
+import "../gpu/algorithms/index.js";
 
 /** Inputs are indexed by u32 with room for a sentinel: n <= 2^31 - 1. */
 export const MAX_INPUT_BYTES = 2 ** 31 - 1;
@@ -20,6 +22,10 @@ export interface BuildOptions {
   algo?: string;
   threads?: number;
   verify?: boolean;
+  /** Which adapter a GPU algorithm may use (default: SUFSORT_GPU, else hardware only). */
+  gpu?: GpuMode;
+  /** A device to reuse (its owner releases it); otherwise GPU algorithms acquire and release one. */
+  gpuContext?: GpuContext;
   onProgress?: (phase: string, fraction: number) => void;
 }
 
@@ -117,19 +123,29 @@ function checkFits(n: number, sorter: SuffixSorter): void {
 export async function buildPlaced(placed: PlacedText, options: BuildOptions = {}): Promise<BuildResult> {
   const { heap, kernels, executor, textPtr, n, sorter } = placed;
   const saPtr = heap.alloc(4 * n + sorter.scratchBytes(n), 64);
+  // A GPU algorithm gets the caller's device, or one acquired (and released) for this build alone.
+  const ownGpu = sorter.engine === "gpu" && options.gpuContext === undefined ? await acquireGpu({ mode: resolveGpuMode(options.gpu), required: true }) : undefined;
+  const gpu = options.gpuContext ?? ownGpu ?? undefined;
   options.onProgress?.("sorting", 0);
   const t0 = performance.now();
-  const handOver = await sorter.build({
-    heap,
-    kernels,
-    executor,
-    textPtr,
-    n,
-    saPtr,
-    threads: executor.threads,
-    onProgress: (f) => options.onProgress?.("sorting", f),
-  });
-  const seconds = (performance.now() - t0) / 1000;
+  let handOver;
+  let seconds: number;
+  try {
+    handOver = await sorter.build({
+      heap,
+      kernels,
+      executor,
+      textPtr,
+      n,
+      saPtr,
+      threads: executor.threads,
+      ...(gpu ? { gpu } : {}),
+      onProgress: (f) => options.onProgress?.("sorting", f),
+    });
+    seconds = (performance.now() - t0) / 1000;
+  } finally {
+    ownGpu?.release();
+  }
   options.onProgress?.("sorting", 1);
   let verdict: Verdict | null = null;
   if (options.verify) {

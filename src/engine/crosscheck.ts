@@ -2,31 +2,53 @@
 import { buildSuffixArray } from "./build.js";
 import { firstDifference } from "./compare.js";
 import { listSorters, type SuffixSorter } from "./registry.js";
+import { acquireGpu, resolveGpuMode, type GpuContext, type GpuMode } from "../gpu/device.js";
 
 export interface CrosscheckRow {
   algo: string;
   engine: string;
   /** Construction time, or null when the algorithm failed. */
   seconds: number | null;
-  /** Equal to SA-IS; null when the algorithm failed. */
+  /** Equal to SA-IS; null when the algorithm failed or was skipped (a GPU algorithm without an adapter). */
   equal: boolean | null;
+  skipped?: boolean;
   note: string;
 }
 
 /** Builds with SA-IS, then with each other sorter (default: all registered), comparing each result. */
-export async function crosscheck(text: Uint8Array, options: { threads?: number; sorters?: SuffixSorter[] } = {}): Promise<CrosscheckRow[]> {
+export async function crosscheck(
+  text: Uint8Array,
+  options: { threads?: number; sorters?: SuffixSorter[]; gpu?: GpuMode } = {},
+): Promise<CrosscheckRow[]> {
   const reference = await buildSuffixArray(text, { algo: "sais", threads: options.threads });
   const expected = reference.sa.slice();
   const rows: CrosscheckRow[] = [{ algo: "sais", engine: "cpu", seconds: reference.seconds, equal: true, note: "reference" }];
-  for (const sorter of options.sorters ?? listSorters()) {
-    if (sorter.name === "sais") continue;
-    try {
-      const r = await buildSuffixArray(text, { algo: sorter.name, threads: options.threads });
-      const at = firstDifference(r.sa, expected);
-      rows.push({ algo: r.algo, engine: r.engine, seconds: r.seconds, equal: at < 0, note: at < 0 ? "" : `first difference at SA[${at}]` });
-    } catch (e) {
-      rows.push({ algo: sorter.name, engine: sorter.engine, seconds: null, equal: null, note: (e as Error).message });
-    }
+  const sorters = (options.sorters ?? listSorters()).filter((s) => s.name !== "sais");
+  // One device for every GPU algorithm (Dawn misbehaves with several per process); none: they are skipped.
+  const gpu = sorters.some((s) => s.engine === "gpu") ? await acquireGpu({ mode: resolveGpuMode(options.gpu) }) : null;
+  try {
+    for (const sorter of sorters) rows.push(await checkOne(text, sorter, expected, options.threads, gpu));
+  } finally {
+    gpu?.release();
   }
   return rows;
+}
+
+async function checkOne(
+  text: Uint8Array,
+  sorter: SuffixSorter,
+  expected: Uint32Array,
+  threads: number | undefined,
+  gpu: GpuContext | null,
+): Promise<CrosscheckRow> {
+  if (sorter.engine === "gpu" && gpu === null) {
+    return { algo: sorter.name, engine: sorter.engine, seconds: null, equal: null, skipped: true, note: "skipped: no GPU adapter (--gpu software uses Mesa llvmpipe)" };
+  }
+  try {
+    const r = await buildSuffixArray(text, { algo: sorter.name, threads, ...(gpu ? { gpuContext: gpu } : {}) });
+    const at = firstDifference(r.sa, expected);
+    return { algo: r.algo, engine: r.engine, seconds: r.seconds, equal: at < 0, note: at < 0 ? "" : `first difference at SA[${at}]` };
+  } catch (e) {
+    return { algo: sorter.name, engine: sorter.engine, seconds: null, equal: null, note: (e as Error).message };
+  }
 }

@@ -2,6 +2,7 @@
 import type { SharedHeap } from "../cpu/memory.js";
 import type { Kernels } from "../cpu/wasm.js";
 import type { Executor } from "../cpu/executor.js";
+import type { GpuContext } from "../gpu/device.js";
 
 /** Where an algorithm runs. */
 export type EngineKind = "cpu" | "gpu";
@@ -18,6 +19,8 @@ export interface BuildContext {
   threads: number;
   /** Runs kernels over blocks on the engine's workers (heap and kernels are its own). */
   executor: Executor;
+  /** The device for engine "gpu" sorters (they throw a SufsortError without one); the caller owns it. */
+  gpu?: GpuContext;
   onProgress?: (fraction: number) => void;
 }
 

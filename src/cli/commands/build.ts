@@ -6,11 +6,12 @@ import { intOption, stringOption } from "../command.js";
 import { buildLarge, buildPlaced, checkLength, closePlaced, placeText, resolveSorter, usesLargePath, type BuildResult } from "../../engine/build.js";
 import { openInput, readInto, checkOutputPath, writeFileAtomic } from "../files.js";
 import { Progress } from "../progress.js";
+import { resolveGpuMode } from "../../gpu/device.js";
 
 export const buildCommand: Command = {
   name: "build",
   summary: "build the suffix array of a file",
-  help: `Usage: sufsort build IN [-o OUT] [--algo NAME] [--threads N] [--verify] [--json]
+  help: `Usage: sufsort build IN [-o OUT] [--algo NAME] [--threads N] [--gpu MODE] [--verify] [--json]
 
 Builds the suffix array of the bytes of IN and writes it to OUT (default IN.sa) as n
 little-endian uint32 values: the start positions of the suffixes in lexicographic order
@@ -21,6 +22,8 @@ Options:
   -o, --out OUT      output file (default: IN.sa)
   --algo NAME        algorithm (default: sais; 'sufsort algorithms' lists them)
   --threads N        worker threads for parallel algorithms (default: all cores)
+  --gpu MODE         adapter for GPU algorithms: hardware (default), software (Mesa
+                     llvmpipe: slow, for tests) or auto; SUFSORT_GPU sets the default
   --verify           check the result with the linear-time verifier before writing it
   --json             print one JSON line: n, algo, engine, seconds (construction only),
                      mbPerSec, peakRssBytes, verified
@@ -29,6 +32,7 @@ Options:
     out: { type: "string", short: "o" },
     algo: { type: "string" },
     threads: { type: "string" },
+    gpu: { type: "string" },
     verify: { type: "boolean" },
     json: { type: "boolean" },
   },
@@ -40,7 +44,8 @@ Options:
     const threads = intOption(args, "threads", availableParallelism());
     checkOutputPath(out);
     const progress = new Progress("build");
-    const options = { threads, verify: args.values.verify === true, onProgress: (phase: string, f: number) => progress.update(phase, f) };
+    const gpu = resolveGpuMode(stringOption(args, "gpu"));
+    const options = { threads, gpu, verify: args.values.verify === true, onProgress: (phase: string, f: number) => progress.update(phase, f) };
     const { fd, size } = openInput(input);
     let load: () => Promise<BuildResult>;
     let close = async () => {};

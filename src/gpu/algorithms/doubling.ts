@@ -1,0 +1,238 @@
+// Prefix doubling on the GPU with ranks by group head, the frame shared by gpu-osipov and gpu-ls.
+// The two differ only in how one round orders the active suffixes (see DoublingAlgorithm.refine):
+// Osipov sorts all of them globally by (group head, rank2); LS sorts each group by rank2 alone.
+//
+// Steps (Wang, Deng, Lin, Hu: "Fast in-memory suffix sorting on the GPU", Algorithm 1 and Figures
+// 2-3, ../shared/seeds/001; Osipov 2012 for the filtering):
+//   sort all suffixes by their first h0 characters (one radix sort of packed keys)
+//   flags <- head flags of equal keys; rank of a group = its first SA slot (segmented sum)
+//   ISA[s] <- rank; drop singleton groups from the active list (compaction)
+//   while the active list is not empty:
+//     order each group's suffixes by rank2(s) = ISA[s + h] + 1 (0 past the end)   [refine]
+//     flags <- group starts; spread head slots; ISA <- new ranks; drop singletons
+//     h <- 2h
+//   SA[ISA[i]] <- i
+//
+// Limits: n <= maxDoublingLength(gpu) (every per-suffix array is one u32 binding of a pooled buffer,
+// whose size class must fit maxStorageBufferBindingSize): 469,762,048 on the H100/H200. GPU memory
+// peaks at 59-176 bytes per input byte (text, ISA, two active lists of suffixes and slots, keys,
+// flags, group ends, the sorts' scratch, pool size classes; the most when gpu-ls radix-sorts large
+// groups; bench/results/gpu-sorters.md).
+import type { BuildContext } from "../../engine/registry.js";
+import { failure } from "../../errors.js";
+import type { GpuContext } from "../device.js";
+import { GpuBatch, pipeline, readU32, tuned, WORKGROUP_SIZE } from "../kernels.js";
+import { encodeCompact } from "../primitives/compact.js";
+import { encodeExclusiveScan } from "../primitives/scan.js";
+import { downloadSuffixArray, maxPooledLength, requireGpu, uploadText } from "./io.js";
+
+/** The buffers of one doubling build; per-suffix arrays hold n u32 each. */
+export interface DoublingBuffers {
+  /** The text, 4 bytes per word (little-endian), zero-padded. */
+  text: GPUBuffer;
+  isa: GPUBuffer;
+  /** The active list: suffixes and the SA slots of their groups (ascending). */
+  suffixes: GPUBuffer;
+  positions: GPUBuffer;
+  keyLow: GPUBuffer;
+  keyHigh: GPUBuffer;
+  /** 1 at the first slot of each group in the active list. */
+  flags: GPUBuffer;
+  aux: GPUBuffer;
+  /** groupEnd[head slot] = one past the group's last slot (written for every group each round). */
+  groupEnd: GPUBuffer;
+}
+
+/** Buffers a step may bind besides DoublingBuffers. */
+export interface ExtraBindings {
+  /** u32 counters: [0] entries kept by the last compaction, [1] members of large groups. */
+  counters?: GPUBuffer;
+  largeIndex?: GPUBuffer;
+  scan?: GPUBuffer;
+}
+
+/** One step's view of the state: the active list has m entries; rank2 looks h characters ahead. */
+export interface RoundState {
+  batch: GpuBatch;
+  buffers: DoublingBuffers;
+  n: number;
+  m: number;
+  h: number;
+  /** Bits that hold any rank (head slot < n) or rank2 (<= n). */
+  rankBits: number;
+  /** Suffixes in groups larger than LARGE_GROUP (counted by the previous split). */
+  large: number;
+}
+
+/** Groups larger than this are "large" (Wang et al. 2014, R2 = 65536): gpu-ls radix-sorts them.
+ * "ls.largeGroup" overrides it (tests use a small value to reach that path on small inputs). */
+export const LARGE_GROUP = 65536;
+
+export interface DoublingAlgorithm {
+  name: string;
+  /**
+   * Encodes the sort of all n suffixes by their first h0 characters (the text's end sorting
+   * first): leaves suffixes sorted, positions = 0 .. n - 1 and flags at key changes. Returns h0.
+   */
+  initialSort(state: RoundState): Promise<number>;
+  /** Orders each active group by rank2 and leaves flags = 1 at the start of every new group. */
+  refine(state: RoundState): void;
+}
+
+/** Largest n a doubling sorter can take on this device (every per-suffix array is one binding). */
+export function maxDoublingLength(gpu: GpuContext): number {
+  return maxPooledLength(gpu);
+}
+
+/** Enough for any device (the real limit is checked against the device in build). */
+export const DOUBLING_MAX_LENGTH = 2 ** 31 - 1;
+
+/**
+ * Dispatches one entry of wgsl/sa_doubling.wgsl over `count` elements with the named buffers;
+ * `swap` binds other buffers in the named slots.
+ */
+export function step(
+  state: RoundState,
+  entry: string,
+  count: number,
+  use: (keyof DoublingBuffers | keyof ExtraBindings)[],
+  swap: Partial<DoublingBuffers> & ExtraBindings = {},
+): void {
+  const order: (keyof DoublingBuffers | keyof ExtraBindings)[] = [
+    "text", "isa", "suffixes", "positions", "keyLow", "keyHigh", "flags", "aux", "groupEnd", "counters", "largeIndex", "scan",
+  ];
+  const all: Partial<DoublingBuffers> & ExtraBindings = { ...state.buffers, ...swap };
+  const bindings = order.map((name) => (use.includes(name) ? all[name] : undefined));
+  const pipe = pipeline(state.batch.ctx, { file: "sa_doubling.wgsl", entry, constants: { LARGE_GROUP: tuned("ls.largeGroup", LARGE_GROUP) } });
+  state.batch.dispatch(pipe, [count, state.h, state.n, state.rankBits], bindings, Math.ceil(count / WORKGROUP_SIZE));
+}
+
+/**
+ * After a sort of the active list (flags at every group start): each suffix's rank becomes its
+ * group's first slot (segmented sum of head slots, Wang et al. 4.3 step 2), singletons leave the
+ * active list, and the survivors' suffixes and slots go to the other list; counters[0] gets their
+ * number, counters[1] the number in groups larger than LARGE_GROUP.
+ */
+function encodeSplitGroups(state: RoundState, next: { suffixes: GPUBuffer; positions: GPUBuffer }, count: GPUBuffer): void {
+  const { batch, buffers, m } = state;
+  step(state, "head_slots", m, ["positions", "flags", "aux"]);
+  encodeExclusiveScan(batch, buffers.aux, buffers.keyLow, m, { heads: buffers.flags, inclusive: true });
+  batch.clear(count, 4, 4);
+  step(state, "update_ranks", m, ["isa", "suffixes", "positions", "keyLow", "keyHigh", "flags", "groupEnd", "counters"], { counters: count });
+  encodeCompact(batch, buffers.suffixes, buffers.keyHigh, next.suffixes, count, m);
+  encodeCompact(batch, buffers.positions, buffers.keyHigh, next.positions, count, m);
+}
+
+/** What refineGroups needs: the state after an initial sort of `slots` suffixes (flags set). */
+export interface Refinement {
+  name: string;
+  /** Length of the text (rank2 is 0 at or past it). */
+  textLength: number;
+  /** Entries of the initially sorted list (its slots 0 .. slots - 1). */
+  slots: number;
+  /** Characters the initial sort compared. */
+  h0: number;
+  refine(state: RoundState): void;
+  onProgress?: (fraction: number) => void;
+}
+
+/**
+ * Runs the doubling rounds on `first`, a batch that has sorted the suffixes into buffers.suffixes
+ * (positions = 0 .. slots - 1, flags at group starts) and is not yet submitted. Leaves
+ * isa[s] = the final slot of every suffix s of the list. buffers.suffixes and .positions may come
+ * back swapped with scratch buffers of the same size (their contents are spent).
+ */
+export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: DoublingBuffers, job: Refinement): Promise<void> {
+  const pool = gpu.pool;
+  const spare = {
+    suffixes: pool.acquire(job.slots * 4, undefined, `${job.name} suffixes'`),
+    positions: pool.acquire(job.slots * 4, undefined, `${job.name} positions'`),
+  };
+  const count = pool.acquire(8, undefined, `${job.name} counters`);
+  const own = [spare.suffixes, spare.positions, count]; // the swaps below trade them with the caller's
+  const rankBits = 32 - Math.clz32(job.slots);
+  const n = job.textLength;
+  const profile = process.env.SUFSORT_GPU_PROFILE ? (what: string) => process.stderr.write(`${job.name} ${what}: ${(performance.now() - started).toFixed(1)} ms\n`) : undefined;
+  const started = performance.now();
+  try {
+    // Rank by group head, keep the unsorted groups.
+    let state: RoundState = { batch: first, buffers, n, m: job.slots, h: job.h0, rankBits, large: 0 };
+    encodeSplitGroups(state, spare, count);
+    first.submit();
+    let [m, large] = await readU32(gpu, count, 2);
+    let h = job.h0;
+    profile?.(`initial sort by ${h} characters, ${m} of ${job.slots} unsorted`);
+
+    // Invariants at the top of each round: groups are the maximal runs of suffixes equal in their
+    // first h characters (the text's end counting as a unique smallest character); isa[s] is the
+    // first slot of s's group; the active list holds exactly the groups of >= 2 suffixes, each in
+    // its slots' order; suffixes in one group that reach past the text's end at s + h are none
+    // (two such would be equal), so rank2 = 0 there is the true order.
+    while (m > 0) {
+      if (h >= n) throw failure(`${job.name}: ${m} suffixes still unsorted after h = ${h} (internal error)`);
+      [buffers.suffixes, spare.suffixes] = [spare.suffixes, buffers.suffixes];
+      [buffers.positions, spare.positions] = [spare.positions, buffers.positions];
+      state = { batch: new GpuBatch(gpu, `${job.name} h=${h}`), buffers, n, m, h, rankBits, large };
+      job.refine(state);
+      encodeSplitGroups(state, spare, count);
+      state.batch.submit();
+      const active = m;
+      [m, large] = await readU32(gpu, count, 2);
+      profile?.(`round h=${h}: ${active} active (${state.large} in large groups), ${m} left`);
+      h *= 2;
+      job.onProgress?.(1 - m / job.slots);
+    }
+  } finally {
+    for (const buffer of own) pool.release(buffer);
+  }
+}
+
+/** Builds ctx's suffix array with `algorithm` on ctx.gpu. */
+export async function buildByDoubling(ctx: BuildContext, algorithm: DoublingAlgorithm): Promise<void> {
+  const gpu = requireGpu(ctx, algorithm.name);
+  const n = ctx.n;
+  if (n <= 1) {
+    if (n === 1) ctx.heap.u32(ctx.saPtr, 1)[0] = 0;
+    return;
+  }
+  const most = maxDoublingLength(gpu);
+  if (n > most) throw failure(`input is ${n} bytes; ${algorithm.name} on this GPU accepts at most ${most} (one storage binding)`);
+
+  const pool = gpu.pool;
+  const held: GPUBuffer[] = [];
+  const take = (label: string) => {
+    const buffer = pool.acquire(n * 4, undefined, `${algorithm.name} ${label}`);
+    held.push(buffer);
+    return buffer;
+  };
+  const text = await uploadText(gpu, ctx.heap.u8(ctx.textPtr, n));
+  try {
+    const buffers: DoublingBuffers = {
+      text,
+      isa: take("isa"),
+      suffixes: take("suffixes"),
+      positions: take("positions"),
+      keyLow: take("key low"),
+      keyHigh: take("key high"),
+      flags: take("flags"),
+      aux: take("aux"),
+      groupEnd: take("group end"),
+    };
+    const rankBits = 32 - Math.clz32(n);
+    const first = new GpuBatch(gpu, `${algorithm.name} h0`);
+    const h0 = await algorithm.initialSort({ batch: first, buffers, n, m: n, h: 0, rankBits, large: 0 });
+    const job = { name: algorithm.name, textLength: n, slots: n, h0, refine: algorithm.refine, onProgress: ctx.onProgress };
+    await refineGroups(gpu, first, buffers, job);
+
+    const batch = new GpuBatch(gpu, `${algorithm.name} invert`);
+    step({ batch, buffers, n, m: n, h: 0, rankBits, large: 0 }, "invert", n, ["isa", "aux"]);
+    batch.submit();
+    const downloadStart = performance.now();
+    await downloadSuffixArray(gpu, buffers.aux, ctx.heap.u32(ctx.saPtr, n));
+    if (process.env.SUFSORT_GPU_PROFILE) process.stderr.write(`${algorithm.name} invert + download: ${(performance.now() - downloadStart).toFixed(1)} ms\n`);
+  } finally {
+    for (const buffer of held) pool.release(buffer);
+    pool.afterSubmit();
+    text.destroy();
+  }
+}

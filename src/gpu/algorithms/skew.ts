@@ -1,0 +1,213 @@
+// gpu-skew: the skew (DC3) algorithm of Kärkkäinen and Sanders on the GPU, as parallelized by
+// Wang, Baxter, Owens ("Fast parallel skew and prefix-doubling suffix array construction on the
+// GPU", 2016, ../shared/seeds/000, section 4.1). One level, on a text t of n symbols >= 1:
+//
+//   SA12 <- the mod-1/2 positions (and a dummy at n when n mod 3 = 1) sorted by their triples
+//           (one radix sort of packed triples; two LSD sorts when three symbols exceed 64 bits)
+//   names <- inclusive scan of "triple differs from the previous" flags
+//   if the last name < |SA12|: SA12 <- recurse on the reduced text (names, mod-1 half first)
+//   rank[p] <- 1 + index of p in SA12                         (ISA12, by text position)
+//   SA0 <- the mod-0 positions i sorted by (t[i], rank[i+1])  (one radix sort)
+//   SA <- merge of SA0 and SA12 (merge path; compare (t[i], rank[i+1]) with a mod-1 suffix j,
+//         (t[i], t[i+1], rank[i+2]) with a mod-2 one)
+//
+// The host reads back one number per level (the last name) to choose between recursion and ranks.
+// Limits: n <= maxSkewLength(gpu) (n + 3 u32 in one pooled binding: 469,762,045 on the H100/H200); at
+// the top level GPU memory peaks near 60-80 bytes per input byte (bench/results/gpu-sorters.md).
+import type { BuildContext } from "../../engine/registry.js";
+import { failure } from "../../errors.js";
+import { registerSorter, type SuffixSorter } from "../../engine/registry.js";
+import type { GpuContext } from "../device.js";
+import { GpuBatch, pipeline, readU32, tuned, WORKGROUP_SIZE } from "../kernels.js";
+import { encodeRadixSortPairs, encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
+import { encodeExclusiveScan } from "../primitives/scan.js";
+import { bitsFor } from "./bits.js";
+import { downloadSuffixArray, maxPooledLength, requireGpu, uploadText } from "./io.js";
+
+/** Outputs each invocation of the merge produces (after one binary search); "skew.mergeItems"
+ * overrides it. 32 beat 8 on the H200: fewer searches, each a chain of random reads (merge and
+ * mod-0 sort of 128 MiB DNA 86 -> 64 ms in gpu-spd). */
+const MERGE_ITEMS = 32;
+
+export { bitsFor };
+
+/** The sizes of one skew level of a text of length n. */
+export class SkewLevel {
+  readonly n0: number;
+  readonly n1: number;
+  readonly n2: number;
+  /** Sample size, the dummy included. */
+  readonly n02: number;
+  /** 1 when the dummy (position n) is in the sample: it sorts first and is skipped by the merge. */
+  readonly skip: number;
+  constructor(readonly n: number) {
+    this.n0 = Math.floor((n + 2) / 3);
+    this.n1 = Math.floor((n + 1) / 3);
+    this.n2 = Math.floor(n / 3);
+    this.n02 = this.n0 + this.n2;
+    this.skip = this.n0 - this.n1;
+  }
+}
+
+/** Buffers of one level: t has n + 3 symbols (three 0s after the text), rank n + 3 entries. */
+export interface SkewBuffers {
+  bytes?: GPUBuffer;
+  t?: GPUBuffer;
+  rank?: GPUBuffer;
+  sa12?: GPUBuffer;
+  keyLow?: GPUBuffer;
+  keyHigh?: GPUBuffer;
+  aux?: GPUBuffer;
+  sa0?: GPUBuffer;
+}
+
+/** Dispatches one entry of wgsl/sa_skew.wgsl over `count` elements. */
+export function skewStep(batch: GpuBatch, entry: string, count: number, level: SkewLevel, bits: number, use: SkewBuffers, extra: { nb?: number } = {}): void {
+  const order: (keyof SkewBuffers)[] = ["bytes", "t", "rank", "sa12", "keyLow", "keyHigh", "aux", "sa0"];
+  const items = tuned("skew.mergeItems", MERGE_ITEMS);
+  const pipe = pipeline(batch.ctx, { file: "sa_skew.wgsl", entry, constants: { ITEMS: items } });
+  const params = [count, level.n, level.n0, bits, level.skip, extra.nb ?? 0, 0, 0];
+  // the merge covers na + nb outputs, ITEMS per invocation; reduced_text also writes 3 pads
+  const threads = entry === "merge" ? Math.ceil((count + (extra.nb ?? 0)) / items) : entry === "reduced_text" ? count + 3 : count;
+  batch.dispatch(pipe, params, order.map((name) => use[name]), Math.ceil(threads / WORKGROUP_SIZE));
+}
+
+/** Sorts (key, value) pairs by the low `bits` of a packed key (u32 sort when it fits). */
+function sortPacked(batch: GpuBatch, low: GPUBuffer, high: GPUBuffer, values: GPUBuffer, count: number, bits: number): void {
+  if (bits <= 32) encodeRadixSortPairs(batch, low, values, count, { endBit: bits });
+  else encodeRadixSortPairs64(batch, low, high, values, count, { endBit: bits });
+}
+
+/**
+ * Encodes the sort of the sample (positions into sa12, sorted by triple) and the names (in aux,
+ * 1-based, equal for equal triples). t holds symbols of `symbolBits` bits.
+ */
+export function encodeSortSample(batch: GpuBatch, level: SkewLevel, symbolBits: number, b: Required<Pick<SkewBuffers, "t" | "sa12" | "keyLow" | "keyHigh" | "aux">>): void {
+  const { n02 } = level;
+  // "skew.tripleBits" lowers the packed-key width so that tests reach the two-sort path on small inputs
+  if (3 * symbolBits <= tuned("skew.tripleBits", 64)) {
+    skewStep(batch, "sample_keys_triple", n02, level, symbolBits, { t: b.t, sa12: b.sa12, keyLow: b.keyLow, keyHigh: b.keyHigh });
+    sortPacked(batch, b.keyLow, b.keyHigh, b.sa12, n02, 3 * symbolBits);
+  } else {
+    skewStep(batch, "sample_keys_last", n02, level, symbolBits, { t: b.t, sa12: b.sa12, keyLow: b.keyLow });
+    encodeRadixSortPairs(batch, b.keyLow, b.sa12, n02, { endBit: symbolBits });
+    skewStep(batch, "sample_keys_first2", n02, level, symbolBits, { t: b.t, sa12: b.sa12, keyLow: b.keyLow, keyHigh: b.keyHigh });
+    sortPacked(batch, b.keyLow, b.keyHigh, b.sa12, n02, 2 * symbolBits);
+  }
+  skewStep(batch, "triple_flags", n02, level, symbolBits, { t: b.t, sa12: b.sa12, keyHigh: b.keyHigh });
+  encodeExclusiveScan(batch, b.keyHigh, b.aux, n02, { inclusive: true });
+}
+
+/** Encodes SA0 (sorted by (t[i], rank[i+1])) and the merge of SA0 with SA12 into aux (n entries). */
+export function encodeMod0AndMerge(batch: GpuBatch, level: SkewLevel, symbolBits: number, b: Required<Pick<SkewBuffers, "t" | "rank" | "sa12" | "keyLow" | "keyHigh" | "aux" | "sa0">>): void {
+  const rankBits = bitsFor(level.n02);
+  skewStep(batch, "mod0_keys", level.n0, level, rankBits, { t: b.t, rank: b.rank, keyLow: b.keyLow, keyHigh: b.keyHigh, sa0: b.sa0 });
+  sortPacked(batch, b.keyLow, b.keyHigh, b.sa0, level.n0, rankBits + symbolBits);
+  skewStep(batch, "merge", level.n0, level, rankBits, { t: b.t, rank: b.rank, sa12: b.sa12, aux: b.aux, sa0: b.sa0 }, { nb: level.n02 - level.skip });
+}
+
+/**
+ * The suffix array of t[0 .. n) (symbols in 1 .. 2^symbolBits - 1, three 0s after), in a pooled
+ * buffer of at least n u32 that the caller releases.
+ */
+async function skewSort(gpu: GpuContext, t: GPUBuffer, n: number, symbolBits: number): Promise<GPUBuffer> {
+  const level = new SkewLevel(n);
+  const pool = gpu.pool;
+  const take = (count: number, label: string) => pool.acquire(Math.max(4, count * 4), undefined, `gpu-skew ${label}`);
+  const rank = take(n + 3, "rank");
+  const sa12 = take(level.n02, "sa12");
+  const keyLow = take(level.n02 + 3, "key low");
+  const keyHigh = take(level.n02 + 3, "key high");
+  const sa0 = take(level.n0, "sa0");
+  const aux = take(Math.max(n, level.n02), "aux");
+  const started = performance.now();
+  const profile = process.env.SUFSORT_GPU_PROFILE ? (what: string) => process.stderr.write(`gpu-skew n=${n} ${what}: ${(performance.now() - started).toFixed(1)} ms\n`) : undefined;
+  try {
+    // Sort the sample by its triples and name them.
+    let batch = new GpuBatch(gpu, `gpu-skew n=${n} sample`);
+    batch.clear(rank, 0, (n + 3) * 4);
+    encodeSortSample(batch, level, symbolBits, { t, sa12, keyLow, keyHigh, aux });
+    batch.submit();
+    const names = (await readU32(gpu, aux, 1, level.n02 - 1))[0];
+    profile?.(`sample sorted, ${names} names for ${level.n02}`);
+
+    batch = new GpuBatch(gpu, `gpu-skew n=${n} ranks`);
+    if (names === level.n02) {
+      skewStep(batch, "rank_sample", level.n02, level, 0, { rank, sa12 });
+    } else {
+      // Equal triples: sort the reduced text of names recursively (2/3 of the size).
+      const reduced = take(level.n02 + 3, "reduced text");
+      skewStep(batch, "reduced_text", level.n02, level, 0, { sa12, keyLow: reduced, aux });
+      batch.submit();
+      const reducedSa = await skewSort(gpu, reduced, level.n02, bitsFor(names));
+      pool.release(reduced);
+      batch = new GpuBatch(gpu, `gpu-skew n=${n} ranks from recursion`);
+      skewStep(batch, "ranks_from_reduced", level.n02, level, 0, { rank, sa12, aux: reducedSa });
+      batch.releaseAfter(reducedSa);
+    }
+    encodeMod0AndMerge(batch, level, symbolBits, { t, rank, sa12, keyLow, keyHigh, aux, sa0 });
+    batch.submit();
+    if (profile) {
+      await gpu.finish();
+      profile("mod 0 sorted and merged");
+    }
+    return aux;
+  } catch (error) {
+    pool.release(aux);
+    throw error;
+  } finally {
+    for (const buffer of [rank, sa12, keyLow, keyHigh, sa0]) pool.release(buffer);
+  }
+}
+
+/** Largest n the skew sorters take on this device (t and rank hold n + 3 u32 in one binding). */
+export function maxSkewLength(gpu: GpuContext): number {
+  return maxPooledLength(gpu, 3);
+}
+
+/** Uploads the text of ctx and converts it to symbols (byte + 1) followed by three 0s. */
+export async function uploadSymbols(gpu: GpuContext, ctx: BuildContext, level: SkewLevel): Promise<GPUBuffer> {
+  const bytes = await uploadText(gpu, ctx.heap.u8(ctx.textPtr, ctx.n));
+  const t = gpu.pool.acquire((ctx.n + 3) * 4, undefined, "symbols");
+  const batch = new GpuBatch(gpu, "symbols");
+  skewStep(batch, "to_symbols", ctx.n + 3, level, 0, { bytes, t });
+  batch.submit();
+  bytes.destroy(); // destruction waits for the queued work
+  return t;
+}
+
+/** Checks the device and length; writes the SA of n <= 1 directly. Returns false when done. */
+export function prepareSkewBuild(ctx: BuildContext, name: string): GpuContext | undefined {
+  const gpu = requireGpu(ctx, name);
+  if (ctx.n <= 1) {
+    if (ctx.n === 1) ctx.heap.u32(ctx.saPtr, 1)[0] = 0;
+    return undefined;
+  }
+  const most = maxSkewLength(gpu);
+  if (ctx.n > most) throw failure(`input is ${ctx.n} bytes; ${name} on this GPU accepts at most ${most} (one storage binding)`);
+  return gpu;
+}
+
+export const gpuSkewSorter: SuffixSorter = {
+  name: "gpu-skew",
+  engine: "gpu",
+  description: "skew / DC3 with radix-sorted triples, recursion and a merge-path merge (Wang, Baxter, Owens 2016), WebGPU",
+  maxLength: 2 ** 31 - 1,
+  scratchBytes: () => 0,
+  async build(ctx: BuildContext): Promise<void> {
+    const gpu = prepareSkewBuild(ctx, "gpu-skew");
+    if (!gpu) return;
+    const t = await uploadSymbols(gpu, ctx, new SkewLevel(ctx.n));
+    let sa: GPUBuffer | undefined;
+    try {
+      sa = await skewSort(gpu, t, ctx.n, bitsFor(256));
+      await downloadSuffixArray(gpu, sa, ctx.heap.u32(ctx.saPtr, ctx.n));
+    } finally {
+      gpu.pool.release(t);
+      if (sa) gpu.pool.release(sa);
+      gpu.pool.afterSubmit();
+    }
+  },
+};
+
+registerSorter(gpuSkewSorter);

@@ -1,0 +1,101 @@
+// gpu-spd: skew and prefix doubling combined (Wang, Baxter, Owens, "Fast parallel skew and
+// prefix-doubling suffix array construction on the GPU", 2016, ../shared/seeds/000, section 4.2),
+// the fastest of that paper:
+//
+//   SA12 <- the mod-1/2 suffixes (and the dummy) sorted by their first h0 characters: the paper's
+//           3, here as many as a 64-bit key packs (packed-keys.ts), rounded down to a multiple of 3
+//   prefix doubling over the sample alone, h = h0, 2 h0, ...: each unsorted group is sorted by
+//     rank2(p) = ISA[p + h] (p + h has p's residue, so it is in the sample), with a segmented
+//     sort; singleton groups leave the active list each round (compaction)            [as gpu-ls]
+//   rank[p] <- 1 + final slot of p; SA0 sorted by (t[i], rank[i+1]); merge SA0 and SA12  [as skew]
+//
+// The paper sorts (ISA[SA[i] + h], ISA[SA[i] + 2h]) pairs in one segmented sort per round, which
+// triples h; this sorts by one key per round (gpu-ls's refine, large groups included), doubling h.
+// Limits: n <= maxSkewLength(gpu) (469,762,045 on the H100/H200).
+import { registerSorter, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
+import { GpuBatch } from "../kernels.js";
+import { encodeHeadFlags } from "../primitives/helpers.js";
+import { encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
+import { refineGroups, type DoublingBuffers } from "./doubling.js";
+import { downloadSuffixArray, uploadText } from "./io.js";
+import { larssonSadakane } from "./ls.js";
+import { encodePackedKeys, planPackedKeys } from "./packed-keys.js";
+import { bitsFor, encodeMod0AndMerge, prepareSkewBuild, skewStep, SkewLevel } from "./skew.js";
+
+/** The sample's first sort compares a multiple of 3 characters, so that p + h stays in the sample. */
+const wholeTriples = (chars: number) => chars - (chars % 3);
+
+export const gpuSpdSorter: SuffixSorter = {
+  name: "gpu-spd",
+  engine: "gpu",
+  description: "skew's sample sort, prefix doubling of the sample with segmented sorts, skew's mod-0 sort and merge (Wang, Baxter, Owens 2016), WebGPU",
+  maxLength: 2 ** 31 - 1,
+  scratchBytes: () => 0,
+  async build(ctx: BuildContext): Promise<void> {
+    const gpu = prepareSkewBuild(ctx, "gpu-spd");
+    if (!gpu) return;
+    const n = ctx.n;
+    const level = new SkewLevel(n);
+    const symbolBits = bitsFor(256);
+    const pool = gpu.pool;
+    const held: GPUBuffer[] = [];
+    const take = (count: number, label: string) => {
+      const buffer = pool.acquire(Math.max(4, count * 4), undefined, `gpu-spd ${label}`);
+      held.push(buffer);
+      return buffer;
+    };
+    const bytes = await uploadText(gpu, ctx.heap.u8(ctx.textPtr, n));
+    const t = pool.acquire((n + 3) * 4, undefined, "symbols");
+    held.push(t);
+    try {
+      const plan = await planPackedKeys(gpu, bytes, n, wholeTriples);
+      held.push(plan.code);
+      const buffers: DoublingBuffers = {
+        text: t,
+        isa: take(n + 3, "isa"),
+        suffixes: take(level.n02, "sample"),
+        positions: take(level.n02, "slots"),
+        keyLow: take(level.n02 + 3, "key low"),
+        keyHigh: take(level.n02 + 3, "key high"),
+        flags: take(level.n02, "flags"),
+        aux: take(Math.max(n, level.n02), "aux"),
+        groupEnd: take(level.n02, "group end"),
+      };
+      // The sample sorted by its first h0 characters: suffixes in slot order, flags where keys change.
+      const first = new GpuBatch(gpu, "gpu-spd sample");
+      skewStep(first, "to_symbols", n + 3, level, 0, { bytes, t });
+      encodePackedKeys(first, plan, "sample", level.n02, n, { ...buffers, text: bytes });
+      encodeRadixSortPairs64(first, buffers.keyLow, buffers.keyHigh, buffers.suffixes, level.n02, { endBit: plan.keyBits });
+      encodeHeadFlags(first, buffers.keyLow, buffers.flags, level.n02, buffers.keyHigh);
+      await refineGroups(gpu, first, buffers, {
+        name: "gpu-spd",
+        textLength: n,
+        slots: level.n02,
+        h0: plan.chars,
+        refine: larssonSadakane.refine,
+        onProgress: ctx.onProgress,
+      });
+
+      const rank = take(n + 3, "rank");
+      const sa12 = take(level.n02, "sa12");
+      const sa0 = take(level.n0, "sa0");
+      const batch = new GpuBatch(gpu, "gpu-spd mod 0 and merge");
+      batch.clear(rank, 0, (n + 3) * 4);
+      skewStep(batch, "sample_from_isa", level.n02, level, 0, { rank, sa12, aux: buffers.isa });
+      encodeMod0AndMerge(batch, level, symbolBits, { t, rank, sa12, keyLow: buffers.keyLow, keyHigh: buffers.keyHigh, aux: buffers.aux, sa0 });
+      batch.submit();
+      if (process.env.SUFSORT_GPU_PROFILE) {
+        const start = performance.now();
+        await gpu.finish();
+        process.stderr.write(`gpu-spd mod 0 sort and merge: ${(performance.now() - start).toFixed(1)} ms after the last round\n`);
+      }
+      await downloadSuffixArray(gpu, buffers.aux, ctx.heap.u32(ctx.saPtr, n));
+    } finally {
+      for (const buffer of held) pool.release(buffer);
+      pool.afterSubmit();
+      bytes.destroy();
+    }
+  },
+};
+
+registerSorter(gpuSpdSorter);

@@ -1,0 +1,138 @@
+// Every GPU suffix sorter against SA-IS (the WASM kernel) on the software adapter: lengths 0..3,
+// random texts of alphabet sizes 1, 2, 4, 26 and 256, the hard families, lengths around the tile
+// sizes of the primitives, and one 1 MiB input per algorithm. Run on a real GPU with
+// SUFSORT_GPU=hardware.
+import { describe, expect } from "vitest";
+import { SharedHeap } from "../../src/cpu/memory.js";
+import { SequentialExecutor } from "../../src/cpu/executor.js";
+import type { SuffixSorter } from "../../src/engine/registry.js";
+import type { GpuContext } from "../../src/gpu/device.js";
+import { gpuLsSorter } from "../../src/gpu/algorithms/ls.js";
+import { gpuOsipovSorter } from "../../src/gpu/algorithms/osipov.js";
+import { gpuSkewSorter } from "../../src/gpu/algorithms/skew.js";
+import { gpuSpdSorter } from "../../src/gpu/algorithms/spd.js";
+import { SEGSORT_TILE } from "../../src/gpu/primitives/segmented-sort.js";
+import { WORKGROUP_SIZE } from "../../src/gpu/kernels.js";
+import { firstDifference, hardFamilies, naiveSuffixArray, randomText } from "../support/inputs.js";
+import { saisWasm } from "../support/sais-runner.js";
+import { gpuIt } from "./support.js";
+
+const SORTERS: SuffixSorter[] = [gpuOsipovSorter, gpuLsSorter, gpuSkewSorter, gpuSpdSorter];
+
+/** Runs `sorter` the way the engine does: text and SA in one shared heap, the device in ctx.gpu. */
+async function gpuSuffixArray(gpu: GpuContext | undefined, sorter: SuffixSorter, text: Uint8Array): Promise<Uint32Array> {
+  const n = text.length;
+  const heap = new SharedHeap(5 * n + (1 << 16));
+  const textPtr = heap.alloc(Math.max(1, n));
+  heap.u8(textPtr, n).set(text);
+  const saPtr = heap.alloc(Math.max(4, 4 * n), 4);
+  heap.u32(saPtr, n).fill(0xdeadbeef);
+  const executor = new SequentialExecutor(heap);
+  await sorter.build({ heap, kernels: executor.kernels, executor, textPtr, n, saPtr, threads: 1, gpu });
+  return heap.u32(saPtr, n).slice();
+}
+
+async function expectLikeSais(gpu: GpuContext, sorter: SuffixSorter, text: Uint8Array, what: string): Promise<void> {
+  const got = await gpuSuffixArray(gpu, sorter, text);
+  const want = text.length < 2000 ? naiveSuffixArray(text) : saisWasm(text).sa;
+  const at = firstDifference(got, want);
+  expect(at, `${sorter.name} on ${what} (n = ${text.length}): first difference at ${at} (got ${got[at]}, want ${want[at]})`).toBe(-1);
+}
+
+for (const sorter of SORTERS) {
+  describe(sorter.name, () => {
+    gpuIt("rejects a build without a GPU device", async () => {
+      await expect(gpuSuffixArray(undefined, sorter, new Uint8Array([1, 2, 3]))).rejects.toThrow(/no GPU device/);
+    });
+
+    gpuIt("lengths 0, 1, 2, 3 over small alphabets", async (gpu) => {
+      for (let n = 0; n <= 3; n++) {
+        for (const sigma of [1, 2, 256]) await expectLikeSais(gpu, sorter, randomText(n, sigma, 10 * n + sigma), `random sigma ${sigma}`);
+      }
+      await expectLikeSais(gpu, sorter, new Uint8Array([0, 0, 0]), "NUL NUL NUL");
+      await expectLikeSais(gpu, sorter, new Uint8Array([255, 0]), "255 0");
+    });
+
+    gpuIt("random texts of alphabet sizes 1, 2, 4, 26, 256", async (gpu) => {
+      for (const sigma of [1, 2, 4, 26, 256]) {
+        for (const n of [5, 8, 9, 100, 5000]) await expectLikeSais(gpu, sorter, randomText(n, sigma, n * 31 + sigma), `random sigma ${sigma}`);
+      }
+    });
+
+    gpuIt("hard families", async (gpu) => {
+      for (const n of [17, 3000]) {
+        for (const [name, text] of hardFamilies(n, n)) await expectLikeSais(gpu, sorter, text, name);
+      }
+    });
+
+    gpuIt("lengths around the workgroup and tile sizes", async (gpu) => {
+      for (const base of [WORKGROUP_SIZE, SEGSORT_TILE, 16 * WORKGROUP_SIZE]) {
+        for (const n of [base - 1, base, base + 1]) {
+          await expectLikeSais(gpu, sorter, randomText(n, 2, n), "random sigma 2");
+          await expectLikeSais(gpu, sorter, hardFamilies(n, n)[0][1], "one repeated byte");
+        }
+      }
+    });
+
+    if (sorter.name === "gpu-ls" || sorter.name === "gpu-spd") {
+      gpuIt("large groups radix-sorted apart (threshold lowered to 8)", async (gpu) => {
+        process.env.SUFSORT_GPU_TUNE = "ls.largeGroup=8";
+        try {
+          for (const [name, text] of hardFamilies(3000, 4)) await expectLikeSais(gpu, sorter, text, name);
+          await expectLikeSais(gpu, sorter, randomText(20000, 2, 6), "random sigma 2");
+        } finally {
+          delete process.env.SUFSORT_GPU_TUNE;
+        }
+      });
+    }
+
+    if (sorter.name === "gpu-skew") {
+      gpuIt("wide symbols: triples sorted in two passes", async (gpu) => {
+        process.env.SUFSORT_GPU_TUNE = "skew.tripleBits=8";
+        try {
+          for (const [name, text] of hardFamilies(2000, 3)) await expectLikeSais(gpu, sorter, text, name);
+          await expectLikeSais(gpu, sorter, randomText(5000, 256, 5), "random sigma 256");
+        } finally {
+          delete process.env.SUFSORT_GPU_TUNE;
+        }
+      });
+    }
+
+    gpuIt(
+      "1 MiB of random DNA with long repeats",
+      async (gpu) => {
+        const text = randomText(1 << 20, 4, 7);
+        text.copyWithin(600_000, 100_000, 110_000); // a 10 KB repeat: a dozen doubling rounds
+        await expectLikeSais(gpu, sorter, text, "1 MiB DNA");
+      },
+      120_000,
+    );
+  });
+}
+
+describe("GPU sorters' readback", () => {
+  gpuIt("the SA comes back right in many small chunks through the rotating staging buffers", async (gpu) => {
+    process.env.SUFSORT_GPU_TUNE = "io.readChunk=1000"; // 250 u32 per chunk, not a divisor of n
+    try {
+      await expectLikeSais(gpu, gpuSkewSorter, randomText(12345, 4, 9), "random sigma 4");
+    } finally {
+      delete process.env.SUFSORT_GPU_TUNE;
+    }
+  });
+});
+
+describe("GPU length limits", () => {
+  gpuIt("inputs beyond one pooled binding are refused with a clear error", async (gpu) => {
+    const { maxPooledLength } = await import("../../src/gpu/algorithms/io.js");
+    const { sizeClass } = await import("../../src/gpu/buffers.js");
+    const most = maxPooledLength(gpu, 3);
+    expect(sizeClass(4 * (most + 3))).toBeLessThanOrEqual(gpu.maxBindingBytes);
+    expect(sizeClass(4 * (most + 4))).toBeGreaterThan(gpu.maxBindingBytes);
+    // A fake heap view is enough: the length check runs before anything is read.
+    const n = maxPooledLength(gpu) + 1; // over the limit of every sorter (skew's is 3 lower)
+    for (const sorter of SORTERS) {
+      const ctx = { heap: null as never, kernels: null as never, executor: null as never, textPtr: 0, n, saPtr: 0, threads: 1, gpu };
+      await expect(sorter.build(ctx)).rejects.toThrow(/accepts at most/);
+    }
+  });
+});

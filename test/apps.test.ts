@@ -235,7 +235,7 @@ describe("block splits (what the executor will run in parallel)", () => {
       for (const [threads, minRows] of [[1, 1 << 20], [3, 100], [5, 37]]) {
         // runs the blocks in turn but splits phases as `threads` workers would
         const sequential = new SequentialExecutor(heap);
-        const runner: Executor = { threads, heap, kernels, map: (k, calls) => sequential.map(k, calls), close: async () => {} };
+        const runner: Executor = { threads, heap, kernels, map: (k, calls) => sequential.map(k, calls), runOne: (k, a) => sequential.runOne(k, a), close: async () => {} };
         const mark = heap.used;
         const L = heap.alloc(n + 1);
         const primary = await bwtFromSAInHeap(heap, runner, textPtr, saPtr, n, L, minRows);

@@ -2,6 +2,7 @@
 // (src/cpu/algorithms/sais-large.ts) against the naive and prefix-doubling oracles.
 import { describe, expect, it } from "vitest";
 import { SharedHeap } from "../src/cpu/memory.js";
+import { createExecutor, SequentialExecutor } from "../src/cpu/executor.js";
 import { instantiate } from "../src/cpu/wasm.js";
 import { getSorter } from "../src/engine/registry.js";
 import { saisWorkspaceSlots, type SaisKernel } from "../src/cpu/algorithms/sais.js";
@@ -116,31 +117,36 @@ describe("sais (WebAssembly)", () => {
     const sorter = getSorter("sais");
     expect(sorter?.engine).toBe("cpu");
     const t = randomText(50_000, 4, 77);
-    const heap = new SharedHeap();
-    const kernels = instantiate(heap.memory);
-    const textPtr = heap.alloc(t.length);
-    heap.u8(textPtr, t.length).set(t);
-    const saPtr = heap.alloc(4 * t.length, 4);
-    heap.alloc(sorter!.scratchBytes(t.length), 4);
-    await sorter!.build({ heap, kernels, textPtr, n: t.length, saPtr, threads: 1 });
-    expectSuffixArray(heap.u32(saPtr, t.length), doublingSuffixArray(t), "registered sorter");
+    // on the calling thread, and on a worker of a pool (the executor's runOne)
+    for (const threads of [1, 2]) {
+      const heap = new SharedHeap(1 << 24);
+      const executor = createExecutor(heap, threads);
+      const textPtr = heap.alloc(t.length);
+      heap.u8(textPtr, t.length).set(t);
+      const saPtr = heap.alloc(4 * t.length, 4);
+      heap.alloc(sorter!.scratchBytes(t.length), 4);
+      await sorter!.build({ heap, kernels: executor.kernels, executor, textPtr, n: t.length, saPtr, threads });
+      await executor.close();
+      expectSuffixArray(heap.u32(saPtr, t.length), doublingSuffixArray(t), `registered sorter, ${threads} threads`);
+    }
   });
 
   it("reserves its own workspace when the engine did not, and refuses one it cannot own", async () => {
     const sorter = getSorter("sais")!;
     const t = randomText(20_000, 26, 78);
     const heap = new SharedHeap();
-    const kernels = instantiate(heap.memory);
+    const executor = new SequentialExecutor(heap);
+    const kernels = executor.kernels;
     const textPtr = heap.alloc(t.length);
     heap.u8(textPtr, t.length).set(t);
     const saPtr = heap.alloc(4 * t.length, 4);
-    await sorter.build({ heap, kernels, textPtr, n: t.length, saPtr, threads: 1 });
+    await sorter.build({ heap, kernels, executor, textPtr, n: t.length, saPtr, threads: 1 });
     expect(heap.used).toBeGreaterThanOrEqual(saPtr + sorter.scratchBytes(t.length) + 4 * t.length);
     expectSuffixArray(heap.u32(saPtr, t.length), naiveSuffixArray(t), "self-reserved workspace");
 
     const saPtr2 = heap.alloc(4 * t.length, 4);
     heap.alloc(sorter.scratchBytes(t.length) + 4096);
-    await expect(sorter.build({ heap, kernels, textPtr, n: t.length, saPtr: saPtr2, threads: 1 })).rejects.toThrow(
+    await expect(sorter.build({ heap, kernels, executor, textPtr, n: t.length, saPtr: saPtr2, threads: 1 })).rejects.toThrow(
       /right after the suffix array/,
     );
   });

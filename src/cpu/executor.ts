@@ -20,6 +20,8 @@ export interface Executor {
   readonly kernels: Kernels;
   /** Runs `kernel` once per argument list, in parallel; resolves to the u32 results in order. */
   map(kernel: string, calls: readonly KernelArgs[]): Promise<number[]>;
+  /** Runs one long kernel call off the calling thread where there are workers (so it stays responsive). */
+  runOne(kernel: string, args: KernelArgs): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -55,6 +57,9 @@ export class SequentialExecutor implements Executor {
   async map(kernel: string, calls: readonly KernelArgs[]): Promise<number[]> {
     return calls.map((args) => call(this.kernels, kernel, args));
   }
+  async runOne(kernel: string, args: KernelArgs): Promise<number> {
+    return call(this.kernels, kernel, args);
+  }
   async close(): Promise<void> {}
 }
 
@@ -80,6 +85,14 @@ export class PiscinaExecutor implements Executor {
   }
   async map(kernel: string, calls: readonly KernelArgs[]): Promise<number[]> {
     if (calls.length === 1) return [call(this.kernels, kernel, calls[0])];
+    const pool = this.started();
+    const results = await Promise.all(calls.map((args) => pool.run({ kernel, args } satisfies KernelTask)));
+    return results.map((r: number) => r >>> 0);
+  }
+  async runOne(kernel: string, args: KernelArgs): Promise<number> {
+    return ((await this.started().run({ kernel, args } satisfies KernelTask)) as number) >>> 0;
+  }
+  private started(): Piscina {
     this.pool ??= new Piscina({
       filename: packagePath("dist", "workers", "cpu.js"),
       minThreads: this.threads,
@@ -87,9 +100,7 @@ export class PiscinaExecutor implements Executor {
       idleTimeout: Infinity,
       workerData: { memory: this.heap.memory, module: this.module },
     });
-    const pool = this.pool;
-    const results = await Promise.all(calls.map((args) => pool.run({ kernel, args } satisfies KernelTask)));
-    return results.map((r: number) => r >>> 0);
+    return this.pool;
   }
   async close(): Promise<void> {
     await this.pool?.destroy();

@@ -88,7 +88,13 @@ export const saisSorter: SuffixSorter = {
       if (heap.used < end) heap.alloc(end - heap.used, 1);
     };
     reserve(fs);
-    runSais(ctx.kernels as unknown as SaisKernel, textPtr, saPtr, n, fs, reserve);
+    // The first try runs on a worker when there is one, so the caller's thread stays responsive;
+    // the rare retry with a larger workspace (a deep level's buckets did not fit) runs here.
+    if ((await ctx.executor.runOne("sais", [textPtr, saPtr, n, fs])) !== 0) {
+      const larger = Math.max(fs * 2, MIN_WORKSPACE);
+      reserve(larger);
+      runSais(ctx.kernels as unknown as SaisKernel, textPtr, saPtr, n, larger, reserve);
+    }
     ctx.onProgress?.(1);
   },
 };

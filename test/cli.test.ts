@@ -2,7 +2,7 @@
 // error case with its exit code and message, and that failures leave no output behind.
 import { describe, expect, it, beforeAll } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync, chmodSync, mkdirSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync, chmodSync, mkdirSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
@@ -115,6 +115,19 @@ describe("sufsort build", () => {
     expect(r.code).toBe(1);
     expectOneLineError(r.stderr, /output directory .* does not exist/);
     expect(readdirSync(dir)).toEqual(["t"]);
+  });
+
+  it("refuses to write over its own input (also through a link)", () => {
+    const dir = tmp();
+    const input = join(dir, "t");
+    writeFileSync(input, "banana");
+    symlinkSync(input, join(dir, "alias"));
+    for (const out of [input, join(dir, "alias")]) {
+      const r = sufsort("build", input, "-o", out);
+      expect(r.code).toBe(1);
+      expectOneLineError(r.stderr, /is the input/);
+      expect(readFileSync(input, "utf8")).toBe("banana");
+    }
   });
 
   it("fails with exit 1 when the output is a directory", () => {

@@ -47,8 +47,11 @@ export function readInput(path: string): Uint8Array {
   }
 }
 
-/** Fails early (before a long build) when the output's folder does not exist or is not a folder. */
-export function checkOutputPath(path: string): void {
+/**
+ * Fails early (before a long build) when the output's folder does not exist or is not a folder, when
+ * the output is a folder, or when it is one of the inputs (the rename would replace that input).
+ */
+export function checkOutputPath(path: string, inputs: string[] = []): void {
   const dir = dirname(path);
   let st;
   try {
@@ -57,10 +60,20 @@ export function checkOutputPath(path: string): void {
     throw failure(`output directory '${dir}' does not exist`);
   }
   if (!st.isDirectory()) throw failure(`output directory '${dir}' is not a directory`);
+  let out;
   try {
-    if (statSync(path).isDirectory()) throw failure(`output '${path}' is a directory`);
-  } catch (e) {
-    if (e instanceof Error && e.name === "SufsortError") throw e;
+    out = statSync(path);
+  } catch {
+    return; // a new file
+  }
+  if (out.isDirectory()) throw failure(`output '${path}' is a directory`);
+  for (const input of inputs) {
+    try {
+      const st = statSync(input);
+      if (st.dev === out.dev && st.ino === out.ino) throw failure(`output '${path}' is the input '${input}': choose another -o`);
+    } catch (e) {
+      if (e instanceof Error && e.name === "SufsortError") throw e;
+    }
   }
 }
 

@@ -42,7 +42,7 @@ Options:
     const out = stringOption(args, "out") ?? `${input}.sa`;
     const sorter = resolveSorter(stringOption(args, "algo"));
     const threads = intOption(args, "threads", availableParallelism());
-    checkOutputPath(out);
+    checkOutputPath(out, [input]);
     const progress = new Progress("build");
     const gpu = resolveGpuMode(stringOption(args, "gpu"));
     const options = { threads, gpu, verify: args.values.verify === true, onProgress: (phase: string, f: number) => progress.update(phase, f) };

@@ -34,7 +34,7 @@ Options:
     const out = stringOption(args, "out") ?? `${input}.bwt`;
     const sorter = resolveSorter(stringOption(args, "algo"));
     const threads = intOption(args, "threads", defaultThreads());
-    checkOutputPath(out);
+    checkOutputPath(out, [input]);
     const placed = placeInputFile(input, sorter, threads);
     const progress = new Progress("bwt");
     const { primary, parts } = await bwtPlaced(placed, { threads, onProgress: (phase, f) => progress.update(phase, f) }, placed.executor).finally(

@@ -39,7 +39,7 @@ Options:
     if (sampleRate > MAX_SAMPLE_RATE) throw usageError(`--sample must be at most ${MAX_SAMPLE_RATE} (got ${sampleRate})`);
     const sorter = resolveSorter(stringOption(args, "algo"));
     const threads = intOption(args, "threads", defaultThreads());
-    checkOutputPath(out);
+    checkOutputPath(out, [input]);
     const placed = placeInputFile(input, sorter, threads);
     const size = placed.n;
     const progress = new Progress("index");

@@ -40,7 +40,7 @@ Options:
     const out = stringOption(args, "out") ?? `${input}.lcp`;
     const sorter = resolveSorter(stringOption(args, "algo"));
     const threads = intOption(args, "threads", defaultThreads());
-    checkOutputPath(out);
+    checkOutputPath(out, saPath === undefined ? [input] : [input, saPath]);
     const progress = new Progress("lcp");
     const { fd, size: n } = openInput(input);
     let heap: SharedHeap;

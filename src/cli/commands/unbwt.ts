@@ -32,7 +32,7 @@ Options:
     const input = args.positionals[0];
     const out = stringOption(args, "out") ?? (input.endsWith(".bwt") ? `${input.slice(0, -4)}.unbwt` : `${input}.unbwt`);
     const threads = intOption(args, "threads", defaultThreads());
-    checkOutputPath(out);
+    checkOutputPath(out, [input]);
     const { fd, size } = openInput(input);
     let heap: SharedHeap;
     let bwtPtr: number;

@@ -2,6 +2,8 @@
 // device is released. A hardware adapter (Vulkan on Linux) is the default; the software adapter
 // (Mesa llvmpipe through Dawn's OpenGL ES backend) is used only when asked for by mode 'software'
 // or SUFSORT_GPU=software. Device loss and validation errors become SufsortErrors, never hangs.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { failure, SufsortError } from "../errors.js";
 import { BufferPool } from "./buffers.js";
 
@@ -162,6 +164,16 @@ export interface AcquireOptions {
  * Opens a device. Returns null when none fits the mode (or throws when `required`).
  * The caller owns the context and must call release() when done.
  */
+/** Whether libvulkan.so.1 is in a library folder the dynamic loader searches. */
+function hasVulkanLoader(): boolean {
+  const dirs = [
+    ...(process.env.LD_LIBRARY_PATH ?? "").split(":").filter((d) => d !== ""),
+    "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/lib/aarch64-linux-gnu",
+    "/usr/lib64", "/lib64", "/usr/lib", "/lib", "/usr/local/lib",
+  ];
+  return dirs.some((d) => existsSync(join(d, "libvulkan.so.1")));
+}
+
 export async function acquireGpu(options: AcquireOptions = {}): Promise<GpuContext | null> {
   const mode = options.mode ?? resolveGpuMode();
   const software = mode === "software";
@@ -175,6 +187,11 @@ export async function acquireGpu(options: AcquireOptions = {}): Promise<GpuConte
     globalsInstalled = true;
   }
   if (software) process.env.EGL_PLATFORM ??= "surfaceless";
+  // Without a Vulkan loader Dawn finds no hardware adapter anyway, after printing a multi-line
+  // warning to stderr: say so in one line instead.
+  if (!software && process.platform === "linux" && !hasVulkanLoader()) {
+    return none(options, mode, "no Vulkan loader (libvulkan.so.1) on this machine");
+  }
   let gpu: GPU;
   try {
     // Full-precision timestamps: Dawn quantizes them (to ~65 us) unless told otherwise.

@@ -5,6 +5,9 @@ import { verifySuffixArrayOf, type Verdict } from "./engine/verify.js";
 import { usageError } from "./errors.js";
 
 export { SufsortError, ExitCode } from "./errors.js";
+export { createEngine } from "./engine/engine.js";
+export type { Engine, EngineOptions, BuildOptions as EngineBuildOptions, BuildResult as EngineBuildResult } from "./engine/engine.js";
+export { createRemoteEngine } from "./engine/remote.js";
 export type { Verdict } from "./engine/verify.js";
 export type { EngineKind } from "./engine/registry.js";
 

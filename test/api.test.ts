@@ -1,6 +1,6 @@
 // The library API: input kinds, options, errors at the boundary.
 import { describe, expect, it } from "vitest";
-import { algorithms, suffixArray, SufsortError, verifySuffixArray } from "../src/index.js";
+import { algorithms, createEngine, createRemoteEngine, suffixArray, SufsortError, verifySuffixArray } from "../src/index.js";
 
 describe("suffixArray", () => {
   it("accepts a string (UTF-8), a Buffer and a Uint8Array alike", async () => {
@@ -36,5 +36,18 @@ describe("suffixArray", () => {
   it("lists the registered algorithms, sais among them", () => {
     const names = algorithms().map((a) => a.name);
     expect(names).toContain("sais");
+  });
+
+  it("exports long-lived engines: results are copies that survive the next build", async () => {
+    expect(typeof createRemoteEngine).toBe("function");
+    const engine = await createEngine({ threads: 2 });
+    try {
+      const first = await engine.suffixArray(new TextEncoder().encode("banana"), { algo: "range" });
+      await engine.suffixArray(new TextEncoder().encode("mississippi"));
+      expect(Array.from(first.sa)).toEqual([5, 3, 1, 0, 4, 2]);
+      expect(first.algo).toBe("range");
+    } finally {
+      await engine.close();
+    }
   });
 });

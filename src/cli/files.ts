@@ -24,12 +24,12 @@ export function openInput(path: string): { fd: number; size: number } {
   return { fd, size: st.size };
 }
 
-/** Reads exactly `into.length` bytes from fd (in chunks: reads are capped at 2 GiB). */
-export function readInto(fd: number, into: Uint8Array, path: string): void {
+/** Reads exactly `into.length` bytes from fd at file offset `at` (in chunks: reads are capped at 2 GiB). */
+export function readInto(fd: number, into: Uint8Array, path: string, at = 0): void {
   const CHUNK = 1 << 30;
   let off = 0;
   while (off < into.length) {
-    const got = readSync(fd, into, off, Math.min(CHUNK, into.length - off), off);
+    const got = readSync(fd, into, off, Math.min(CHUNK, into.length - off), at + off);
     if (got === 0) throw failure(`'${path}' shrank while being read`);
     off += got;
   }

@@ -1,5 +1,6 @@
 // Runs the linear verifier (asm/verify.ts) on a text and SA and turns its record into a message.
-import { SharedHeap } from "../cpu/memory.js";
+import { MAX_HEAP_BYTES, SharedHeap } from "../cpu/memory.js";
+import { verifyLarge } from "./verify-large.js";
 import { instantiate, type Kernels } from "../cpu/wasm.js";
 
 export type Verdict =
@@ -45,12 +46,14 @@ export function verifyInHeap(heap: SharedHeap, kernels: Kernels, textPtr: number
   }
 }
 
-/** Verifies any text and SA (copied into a fresh heap). */
+/** Verifies any text and SA (copied into a fresh heap, or checked in TypeScript when too large for one). */
 export function verifySuffixArrayOf(text: Uint8Array, sa: Uint32Array): Verdict {
   const n = text.length;
   if (sa.length !== n) {
     return { ok: false, kind: "length", position: Math.min(sa.length, n), message: `SA has ${sa.length} entries; the text has ${n} bytes` };
   }
+  // text + SA + bitmap, and a rank array when a fault must be located: beyond 4 GiB, the TypeScript twin
+  if (64 + 9 * n + ((n + 7) >> 3) + 8192 > MAX_HEAP_BYTES) return verifyLarge(text, sa);
   const heap = new SharedHeap(64 + n + 4 * n + ((n + 7) >> 3) + 8192);
   const textPtr = heap.alloc(n);
   heap.u8(textPtr, n).set(text);

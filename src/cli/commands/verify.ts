@@ -1,6 +1,7 @@
 // sufsort verify IN SA
 import type { Command } from "../command.js";
-import { readInput } from "../files.js";
+import { closeSync } from "node:fs";
+import { openInput, readInput, readInto } from "../files.js";
 import { verifySuffixArrayOf } from "../../engine/verify.js";
 import { failure } from "../../errors.js";
 import { checkLength } from "../../engine/build.js";
@@ -22,9 +23,17 @@ Options:
     const [input, saPath] = args.positionals;
     const text = readInput(input);
     checkLength(text.length);
-    const raw = readInput(saPath);
-    if (raw.length % 4 !== 0) throw failure(`'${saPath}' is ${raw.length} bytes, not a whole number of uint32 entries`);
-    const sa = new Uint32Array(raw.buffer, raw.byteOffset, raw.length / 4);
+    // read straight into a Uint32Array: an SA file can exceed the largest Uint8Array
+    const { fd, size } = openInput(saPath);
+    let sa: Uint32Array;
+    try {
+      if (size % 4 !== 0) throw failure(`'${saPath}' is ${size} bytes, not a whole number of uint32 entries`);
+      sa = new Uint32Array(size / 4);
+      const CHUNK = 1 << 30;
+      for (let off = 0; off < size; off += CHUNK) readInto(fd, new Uint8Array(sa.buffer, off, Math.min(CHUNK, size - off)), saPath, off);
+    } finally {
+      closeSync(fd);
+    }
     const verdict = verifySuffixArrayOf(text, sa);
     if (!verdict.ok) throw failure(`not a suffix array of '${input}': ${verdict.message}`);
     process.stdout.write("OK\n");

@@ -222,7 +222,7 @@ export async function acquireGpu(options: AcquireOptions = {}): Promise<GpuConte
   }
   const features: GpuFeatures = {
     subgroups: adapter.features.has("subgroups") && process.env.SUFSORT_GPU_SUBGROUPS !== "0",
-    timestampQuery: adapter.features.has("timestamp-query"),
+    timestampQuery: adapter.features.has("timestamp-query") && process.env.SUFSORT_GPU_TIMESTAMPS !== "0",
   };
   const requiredFeatures: GPUFeatureName[] = [];
   if (features.subgroups) requiredFeatures.push("subgroups" as GPUFeatureName);

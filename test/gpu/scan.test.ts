@@ -43,6 +43,22 @@ describe("GPU exclusive scan", () => {
     });
   }
 
+  // Buffers padded to whole vec4s take the 16-byte path; the last quad reaches past n there.
+  for (const n of [5, TILE + 3, 2 * TILE - 2]) {
+    gpuIt(`vec4 path: ${n} values in padded buffers, words past n kept`, async (ctx, buffers) => {
+      const padded = Math.ceil(n / 4) * 4 + 4;
+      const values = randomValues(padded, n + 3);
+      const before = randomValues(padded, n + 4);
+      const output = buffers.upload(before);
+      const batch = new GpuBatch(ctx);
+      encodeExclusiveScan(batch, buffers.upload(values), output, n);
+      batch.submit();
+      const got = await buffers.read(output, padded);
+      expectEqualArrays(got.subarray(0, n), cpuScan(values.subarray(0, n)), "scan");
+      expectEqualArrays(got.subarray(n), before.subarray(n), "words past n");
+    });
+  }
+
   gpuIt("inclusive scan and flag counting", async (ctx, buffers) => {
     const n = 3 * TILE + 11;
     const values = randomValues(n, 5, 3); // zeros and nonzeros

@@ -26,7 +26,7 @@ export function encodeExclusiveScan(batch: GpuBatch, input: GPUBuffer, output: G
   checkBinding(ctx, "scan", n);
   const segmented = options.heads !== undefined;
   const items = segmented ? tuned("segscan.items", SEGMENTED_SCAN_ITEMS) : tuned("scan.items", SCAN_ITEMS);
-  const pipe = pipeline(ctx, {
+  const spec = {
     file: "scan.wgsl",
     entry: "scan",
     constants: {
@@ -36,11 +36,23 @@ export function encodeExclusiveScan(batch: GpuBatch, input: GPUBuffer, output: G
       INCLUSIVE: options.inclusive ? 1 : 0,
     },
     libs: ["wg_scan", "look_back"],
-  });
+  };
   const tiles = Math.ceil(n / (WORKGROUP_SIZE * items));
   const stateBytes = (1 + 2 * tiles) * 4;
   const state = batch.scratch(stateBytes);
   batch.clear(state, 0, stateBytes);
-  // The plain variant never reads `heads`; the input stands in for the binding.
-  batch.dispatch(pipe, [n], [input, options.heads ?? input, output, state], tiles);
+  if (useQuads(ctx, n, [input, output, options.heads])) {
+    const quadPipe = pipeline(ctx, { ...spec, entry: "scan_vec4" });
+    batch.dispatch(quadPipe, [n], [undefined, undefined, undefined, state, input, options.heads ?? input, output], tiles);
+  } else {
+    // The plain variant never reads `heads`; the input stands in for the binding.
+    batch.dispatch(pipeline(ctx, spec), [n], [input, options.heads ?? input, output, state], tiles);
+  }
+}
+
+/** The vec4 form needs every array to hold ceil(n / 4) whole vec4s (SUFSORT_GPU_TUNE scan.vec4=2 turns it off). */
+function useQuads(ctx: GpuBatch["ctx"], n: number, buffers: (GPUBuffer | undefined)[]): boolean {
+  if (tuned("scan.vec4", 1) !== 1) return false;
+  const bytes = Math.ceil(n / 4) * 16;
+  return bytes <= ctx.maxBindingBytes && buffers.every((b) => b === undefined || b.size >= bytes);
 }

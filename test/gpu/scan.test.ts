@@ -77,7 +77,7 @@ describe("GPU exclusive scan", () => {
 
 describe("GPU segmented scan", () => {
   for (const kind of SEGMENT_KINDS) {
-    for (const n of [1, SEGMENTED_TILE - 1, SEGMENTED_TILE + 1, 20_011]) {
+    for (const n of [1, SEGMENTED_TILE - 1, SEGMENTED_TILE + 1, TILE, 2 * TILE + 4, 20_011]) {
       gpuIt(`segments ${kind}, n = ${n}`, async (ctx, buffers) => {
         const values = randomValues(n, n + 7);
         const heads = makeHeads(n, kind, n);

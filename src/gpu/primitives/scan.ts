@@ -5,6 +5,8 @@ import { checkBinding, type GpuBatch, pipeline, tuned, WORKGROUP_SIZE } from "..
  * head flags, so they are half as long to fit 32 KiB of shared memory. */
 export const SCAN_ITEMS = 16;
 export const SEGMENTED_SCAN_ITEMS = 8;
+/** Elements per invocation of the vec4 form (a multiple of 4). */
+export const QUAD_SCAN_ITEMS = 16;
 
 export interface ScanOptions {
   /** Head flags (nonzero = a segment starts here): segmented scan, restarting at 0 at each head. */
@@ -25,11 +27,19 @@ export function encodeExclusiveScan(batch: GpuBatch, input: GPUBuffer, output: G
   const ctx = batch.ctx;
   checkBinding(ctx, "scan", n);
   const segmented = options.heads !== undefined;
-  const items = segmented ? tuned("segscan.items", SEGMENTED_SCAN_ITEMS) : tuned("scan.items", SCAN_ITEMS);
+  const quads = useQuads(ctx, n, [input, output, options.heads]);
+  // The vec4 form stages nothing in shared memory, so segmented tiles can be as long as plain ones.
+  const items = quads
+    ? tuned(segmented ? "segscan4.items" : "scan4.items", QUAD_SCAN_ITEMS)
+    : segmented
+      ? tuned("segscan.items", SEGMENTED_SCAN_ITEMS)
+      : tuned("scan.items", SCAN_ITEMS);
+  const wg = quads ? tuned("scan4.wg", WORKGROUP_SIZE) : WORKGROUP_SIZE;
   const spec = {
     file: "scan.wgsl",
-    entry: "scan",
+    entry: quads ? "scan_vec4" : "scan",
     constants: {
+      WG: wg,
       ITEMS: items,
       SEGMENTED: segmented ? 1 : 0,
       COUNT_NONZERO: options.countNonzero ? 1 : 0,
@@ -37,16 +47,16 @@ export function encodeExclusiveScan(batch: GpuBatch, input: GPUBuffer, output: G
     },
     libs: ["wg_scan", "look_back"],
   };
-  const tiles = Math.ceil(n / (WORKGROUP_SIZE * items));
+  const tiles = Math.ceil(n / (wg * items));
   const stateBytes = (1 + 2 * tiles) * 4;
   const state = batch.scratch(stateBytes);
   batch.clear(state, 0, stateBytes);
-  if (useQuads(ctx, n, [input, output, options.heads])) {
-    const quadPipe = pipeline(ctx, { ...spec, entry: "scan_vec4" });
-    batch.dispatch(quadPipe, [n], [undefined, undefined, undefined, state, input, options.heads ?? input, output], tiles);
-  } else {
+  const pipe = pipeline(ctx, spec);
+  if (quads) {
     // The plain variant never reads `heads`; the input stands in for the binding.
-    batch.dispatch(pipeline(ctx, spec), [n], [input, options.heads ?? input, output, state], tiles);
+    batch.dispatch(pipe, [n], [undefined, undefined, undefined, state, input, options.heads ?? input, output], tiles);
+  } else {
+    batch.dispatch(pipe, [n], [input, options.heads ?? input, output, state], tiles);
   }
 }
 

@@ -22,13 +22,9 @@ fn look_back(lid: u32, tile: u32) -> u32 {
     var value = 0u;
     if (lid < end) {
       let j = end - 1u - lid;
-      let low = atomicLoad(&state[1u + 2u * j]);
-      let high = atomicLoad(&state[2u + 2u * j]);
-      status = low >> 16u;
-      if (status != (high >> 16u)) {
-        status = 0u; // halves from different publications: not ready yet
-      }
-      value = (low & 0xffffu) | (high << 16u);
+      let published = tile_state(j);
+      status = published.x;
+      value = published.y;
     }
     if (lid == 0u) {
       atomicStore(&look_stop, WG);

@@ -48,7 +48,7 @@ export function encodeExclusiveScan(batch: GpuBatch, input: GPUBuffer, output: G
     libs: ["wg_scan", "look_back"],
   };
   const tiles = Math.ceil(n / (wg * items));
-  const stateBytes = (1 + 2 * tiles) * 4;
+  const stateBytes = (1 + 4 * tiles) * 4;
   const state = batch.scratch(stateBytes);
   batch.clear(state, 0, stateBytes);
   const pipe = pipeline(ctx, spec);

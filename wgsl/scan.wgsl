@@ -4,16 +4,15 @@
 // Each workgroup draws the next tile from a ticket counter (state[0]), so every earlier tile has
 // already started and the look-back below always makes progress. A tile publishes its aggregate,
 // then walks back over earlier tiles summing aggregates until it meets an inclusive prefix.
-// A published value is two atomic words, (status << 16) | 16-bit half of the value: one atomic then
-// holds a status together with its data, and a reader accepts a value only when both halves carry
-// its status. Status 1 = aggregate, 2 = inclusive prefix; 0 = not yet published.
+// Tile states: wgsl/lib/scan_state.wgsl.
 // Segmented (SEGMENTED = 1): out[i] = sum of in[h..i-1] where h is the last head <= i. A tile that
 // holds a head publishes its aggregate (the sum since its last head) as inclusive at once, so no
 // look-back crosses a head.
 // The look-back itself is look_back() in wgsl/lib/look_back_{subgroup,plain}.wgsl.
 // Constants: ITEMS per invocation, SEGMENTED; COUNT_NONZERO = 1 scans (in[i] != 0) instead of
-// in[i] (positions for stream compaction); INCLUSIVE = 1 adds in[i] itself (out[i] = sum of in[..i]). Limits: n <= 2^32 - TILE; state holds 1 + 4 * tiles
-// words, zeroed before the dispatch.
+// in[i] (positions for stream compaction); INCLUSIVE = 1 adds in[i] itself (out[i] = sum of
+// in[..i]). Limits: n <= 2^32 - TILE; state holds 1 + 4 * tiles words, zeroed before the dispatch.
+// Plain scans on devices with subgroups take wgsl/scan_striped.wgsl instead when they can.
 
 struct Params {
   n: u32,
@@ -29,8 +28,6 @@ struct Params {
 @group(0) @binding(4) var<storage, read_write> state: array<atomic<u32>>;
 
 const TILE: u32 = WG * ITEMS;
-const STATUS_AGGREGATE: u32 = 1u;
-const STATUS_INCLUSIVE: u32 = 2u;
 
 var<workgroup> tile_values: array<u32, TILE + TILE / 32u>;
 var<workgroup> tile_heads: array<u32, select(1u, TILE + TILE / 32u, SEGMENTED == 1u)>;
@@ -39,31 +36,6 @@ var<workgroup> seg_flags: array<u32, WG>;
 var<workgroup> tile_ticket: u32;
 var<workgroup> tile_aggregate: u32;
 var<workgroup> tile_has_head: u32;
-var<workgroup> look_prefix: u32;
-
-// A tile's aggregate and its inclusive prefix have a pair of words each, so each pair is written
-// once: a reader never sees an aggregate vanish while the inclusive value is being written.
-fn publish(tile: u32, status: u32, value: u32) {
-  let at = 1u + 4u * tile + select(0u, 2u, status == STATUS_INCLUSIVE);
-  atomicStore(&state[at], (status << 16u) | (value & 0xffffu));
-  atomicStore(&state[at + 1u], (status << 16u) | (value >> 16u));
-}
-
-// (status, value) of tile j: inclusive when that pair is complete, else aggregate when that one
-// is, else (0, 0): not yet published.
-fn tile_state(j: u32) -> vec2<u32> {
-  let inclusive_low = atomicLoad(&state[3u + 4u * j]);
-  let inclusive_high = atomicLoad(&state[4u + 4u * j]);
-  let aggregate_low = atomicLoad(&state[1u + 4u * j]);
-  let aggregate_high = atomicLoad(&state[2u + 4u * j]);
-  if ((inclusive_low >> 16u) == STATUS_INCLUSIVE && (inclusive_high >> 16u) == STATUS_INCLUSIVE) {
-    return vec2<u32>(STATUS_INCLUSIVE, (inclusive_low & 0xffffu) | (inclusive_high << 16u));
-  }
-  if ((aggregate_low >> 16u) == STATUS_AGGREGATE && (aggregate_high >> 16u) == STATUS_AGGREGATE) {
-    return vec2<u32>(STATUS_AGGREGATE, (aggregate_low & 0xffffu) | (aggregate_high << 16u));
-  }
-  return vec2<u32>(0u, 0u);
-}
 
 // Segmented exclusive scan of (head seen, sum) pairs over the workgroup (Kogge-Stone); returns the
 // pair for everything before `lid` in this tile and leaves the tile's pair in tile_has_head/_aggregate.

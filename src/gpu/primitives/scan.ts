@@ -7,6 +7,8 @@ export const SCAN_ITEMS = 16;
 export const SEGMENTED_SCAN_ITEMS = 8;
 /** Elements per invocation of the vec4 form (a multiple of 4). */
 export const QUAD_SCAN_ITEMS = 16;
+/** Elements per invocation of the striped plain scan (subgroups only; a multiple of 4). */
+export const STRIPED_SCAN_ITEMS = 16;
 
 export interface ScanOptions {
   /** Head flags (nonzero = a segment starts here): segmented scan, restarting at 0 at each head. */
@@ -45,8 +47,12 @@ export function encodeExclusiveScan(batch: GpuBatch, input: GPUBuffer, output: G
       COUNT_NONZERO: options.countNonzero ? 1 : 0,
       INCLUSIVE: options.inclusive ? 1 : 0,
     },
-    libs: ["wg_scan", "look_back"],
+    libs: ["wg_scan", "scan_state", "look_back"],
   };
+  if (quads && !segmented && ctx.features.subgroups) {
+    encodeStripedScan(batch, input, output, n, options);
+    return;
+  }
   const tiles = Math.ceil(n / (wg * items));
   const stateBytes = (1 + 4 * tiles) * 4;
   const state = batch.scratch(stateBytes);
@@ -58,6 +64,22 @@ export function encodeExclusiveScan(batch: GpuBatch, input: GPUBuffer, output: G
   } else {
     batch.dispatch(pipe, [n], [input, options.heads ?? input, output, state], tiles);
   }
+}
+
+/** Plain scans with subgroups: wgsl/scan_striped.wgsl (long tiles, contiguous loads per subgroup). */
+function encodeStripedScan(batch: GpuBatch, input: GPUBuffer, output: GPUBuffer, n: number, options: ScanOptions): void {
+  const items = tuned("scan.striped.items", STRIPED_SCAN_ITEMS);
+  const pipe = pipeline(batch.ctx, {
+    file: "scan_striped.wgsl",
+    entry: "scan",
+    constants: { ITEMS: items, COUNT_NONZERO: options.countNonzero ? 1 : 0, INCLUSIVE: options.inclusive ? 1 : 0 },
+    libs: ["scan_state", "look_back"],
+  });
+  const tiles = Math.ceil(n / (WORKGROUP_SIZE * items));
+  const stateBytes = (1 + 4 * tiles) * 4;
+  const state = batch.scratch(stateBytes);
+  batch.clear(state, 0, stateBytes);
+  batch.dispatch(pipe, [n], [input, output, state], tiles);
 }
 
 /** The vec4 form needs every array to hold ceil(n / 4) whole vec4s (SUFSORT_GPU_TUNE scan.vec4=2 turns it off). */

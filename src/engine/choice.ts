@@ -110,7 +110,7 @@ export function planEngine(req: EngineRequest): EnginePlan {
   const { engine, algo, n, threads } = req;
   if (algo !== undefined) {
     const named = sorterOf(algo);
-    if (engine === "auto" || engine === named.engine) return { sorter: named, reason: `--algo ${algo}`, routable: false };
+    if (engine === "auto" || engine === named.engine) return { sorter: named, reason: `--algo ${algo}${engine === "auto" ? "" : ` (--engine ${engine})`}`, routable: false };
     if (engine === "hybrid" && HYBRID_OF[algo] !== undefined) {
       return { sorter: sorterOf(HYBRID_OF[algo]), reason: `--engine hybrid --algo ${algo}`, routable: false };
     }
@@ -118,17 +118,18 @@ export function planEngine(req: EngineRequest): EnginePlan {
     const hybridNote = engine === "hybrid" ? ` (or ${Object.keys(HYBRID_OF).join(", ")})` : "";
     throw usageError(`--engine ${engine} contradicts --algo ${algo}, which runs on the ${named.engine} engine (${engine} algorithms: ${fitting.join(", ")}${hybridNote})`);
   }
-  if (engine === "cpu") return { sorter: sorterOf(cpuAlgorithm(n, threads)), reason: "--engine cpu", routable: false };
+  const cpu = cpuAlgorithm(n, threads);
+  const onCpu = `${cpu} for ${n} bytes on ${threads} thread${threads === 1 ? "" : "s"}`;
+  if (engine === "cpu") return { sorter: sorterOf(cpu), reason: `--engine cpu: ${onCpu}`, routable: false };
   if (engine === "gpu") return { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: "--engine gpu", routable: true };
   if (engine === "hybrid") return { sorter: sorterOf(HYBRID_OF[GPU_DEFAULT_ALGO]), reason: "--engine hybrid", routable: false };
-  const cpu = cpuAlgorithm(n, threads);
   const threshold = gpuThreshold(n, threads);
-  if (n < threshold) return { sorter: sorterOf(cpu), reason: `auto: ${n} bytes, below the GPU threshold of ${threshold}`, routable: false };
-  if (req.gpu !== "hardware") return { sorter: sorterOf(cpu), reason: "auto: no hardware GPU", routable: false };
+  if (n < threshold) return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, below the GPU threshold of ${threshold} bytes`, routable: false };
+  if (req.gpu !== "hardware") return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, no hardware GPU`, routable: false };
   if (req.gpuMaxLength !== undefined && n > req.gpuMaxLength) {
-    return { sorter: sorterOf(cpu), reason: `auto: ${n} bytes, over the GPU's limit of ${req.gpuMaxLength}`, routable: false };
+    return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, over the GPU's limit of ${req.gpuMaxLength} bytes`, routable: false };
   }
-  return { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: `auto: ${n} bytes, at or over the GPU threshold of ${threshold}`, routable: true };
+  return { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: `--engine auto: the GPU from ${threshold} bytes (n = ${n})`, routable: true };
 }
 
 /** A routable plan switches to gpu-skew when the text looks periodic. */

@@ -11,6 +11,8 @@
 //     CPU:  each gathered group sorted whole inside one worker (asm/hybrid.ts)
 //   GPU:  sorted pairs uploaded and put back in their slots; split flags; ranks as in gpu-ls
 //
+// A split round that finds no small group makes the next 1, 2, 4, ... rounds run on the GPU alone.
+//
 // Exactness: both sides read rank2 from the same ISA (gathered before either sorts), each group is
 // sorted entirely by one side, and the split, rank update and compaction run after both are done,
 // exactly as in gpu-ls: the result is gpu-ls's SA.
@@ -85,6 +87,10 @@ interface Exchange {
 function hybridRounds(ctx: BuildContext, settings: HybridSettings): { algorithm: DoublingAlgorithm; overlap: Overlap; close(): void } {
   const overlap: Overlap = { rounds: 0, cpuSuffixes: 0, gpuSuffixes: 0, gpuMs: 0, cpuMs: 0, wallMs: 0 };
   let exchange: Exchange | undefined;
+  // After a split round that found no small group, the next `backoff` rounds run on the GPU alone
+  // (groups only shrink, so small ones may appear later; one repeated byte has none for log n rounds).
+  let backoff = 1;
+  let skip = 0;
 
   function open(gpu: GpuContext): Exchange {
     const capacity = cpuCapacity(ctx.n, settings);
@@ -143,6 +149,10 @@ function hybridRounds(ctx: BuildContext, settings: HybridSettings): { algorithm:
     await mapped;
     const start = performance.now();
     const count = new Uint32Array(x.readCounter.getMappedRange(0, 4))[0];
+    if (count === 0) {
+      skip = backoff;
+      backoff *= 2;
+    }
     const heap = ctx.heap;
     if (count > 0) {
       heap.u32(x.heapPairs, 2 * count).set(new Uint32Array(x.readPairs.getMappedRange(0, 8 * count)));
@@ -177,7 +187,8 @@ function hybridRounds(ctx: BuildContext, settings: HybridSettings): { algorithm:
     name: "gpu-ls-hybrid",
     initialSort: larssonSadakane.initialSort,
     async refine(state: RoundState): Promise<void> {
-      if (state.m < settings.minActive || Math.floor((state.m * settings.cpuPercent) / 100) < 2) {
+      if (state.m < settings.minActive || Math.floor((state.m * settings.cpuPercent) / 100) < 2 || skip > 0) {
+        skip = Math.max(0, skip - 1);
         larssonSadakane.refine(state);
         return;
       }

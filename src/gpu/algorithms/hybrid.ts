@@ -4,14 +4,17 @@
 //
 //   GPU:  rank2 keys of the active list (group_keys)
 //         mark the members of groups of <= SMALL_GROUP suffixes; number them (scan); gather the
-//           first groups of them, at most CPU_PERCENT % of the active suffixes, as (rank2, suffix)
+//           first groups of them, at most `share` % of the active suffixes, as (rank2, suffix)
 //           pairs; those members stand alone in the GPU's sort              -> submit, read back
 //   then, concurrently:
 //     GPU:  segmented sort of the other groups, radix sort of the large ones   (gpu-ls's sorts)
 //     CPU:  each gathered group sorted whole inside one worker (asm/hybrid.ts)
 //   GPU:  sorted pairs uploaded and put back in their slots; split flags; ranks as in gpu-ls
 //
-// A split round that finds no small group makes the next 1, 2, 4, ... rounds run on the GPU alone.
+// The scheduler balances the two sides: `share` starts at CPU_PERCENT and after each split round
+// is scaled by gpu time / cpu time (within MIN_PERCENT .. CPU_PERCENT), so that the CPU takes what
+// it can sort while the GPU sorts the rest. A split round that finds no small group makes the next
+// 1, 2, 4, ... rounds run on the GPU alone.
 //
 // Exactness: both sides read rank2 from the same ISA (gathered before either sorts), each group is
 // sorted entirely by one side, and the split, rank update and compaction run after both are done,
@@ -39,6 +42,8 @@ import { larssonSadakane, sortLargeGroups } from "./ls.js";
 export const SMALL_GROUP = 64;
 /** The CPU takes at most this share of a round's active suffixes, in percent ("hybrid.cpuPercent"). */
 export const CPU_PERCENT = 25;
+/** ... and the balancing never lowers its share below this (percent). */
+const MIN_PERCENT = 1;
 /** Rounds with fewer active suffixes run on the GPU alone ("hybrid.minActive"). */
 export const MIN_ACTIVE = 1 << 16;
 /** Blocks of the gathered list per worker thread (piscina balances blocks of uneven cost). */
@@ -91,6 +96,8 @@ function hybridRounds(ctx: BuildContext, settings: HybridSettings): { algorithm:
   // (groups only shrink, so small ones may appear later; one repeated byte has none for log n rounds).
   let backoff = 1;
   let skip = 0;
+  /** The CPU's share of the next split round, in percent of the active suffixes. */
+  let share = settings.cpuPercent;
 
   function open(gpu: GpuContext): Exchange {
     const capacity = cpuCapacity(ctx.n, settings);
@@ -113,7 +120,7 @@ function hybridRounds(ctx: BuildContext, settings: HybridSettings): { algorithm:
     const gpu = state.batch.ctx;
     const x = (exchange ??= open(gpu));
     const { buffers, m } = state;
-    const cap = Math.min(x.capacity, Math.floor((m * settings.cpuPercent) / 100));
+    const cap = Math.min(x.capacity, Math.floor((m * share) / 100));
     const params = (count: number) => [count, cap, settings.small, 0];
 
     // 1. keys for all, then the CPU's groups gathered and copied out
@@ -168,12 +175,18 @@ function hybridRounds(ctx: BuildContext, settings: HybridSettings): { algorithm:
     const cpuEnd = performance.now();
     const gpuEnd = await gpuDone;
     const gpuNs = await sorts.gpuNanoseconds();
+    const cpuMs = cpuEnd - start;
+    const gpuMs = gpuNs !== undefined ? gpuNs / 1e6 : Math.max(0, gpuEnd - start);
     overlap.rounds++;
     overlap.cpuSuffixes += count;
     overlap.gpuSuffixes += m - count;
-    overlap.cpuMs += cpuEnd - start;
-    overlap.gpuMs += gpuNs !== undefined ? gpuNs / 1e6 : Math.max(0, gpuEnd - start);
+    overlap.cpuMs += cpuMs;
+    overlap.gpuMs += gpuMs;
     overlap.wallMs += Math.max(cpuEnd, gpuEnd) - start;
+    // balance the next round: the CPU should finish when the GPU does
+    if (count >= cap / 2 && cpuMs > 0 && gpuMs > 0) {
+      share = Math.min(settings.cpuPercent, Math.max(MIN_PERCENT, (share * gpuMs) / cpuMs));
+    }
 
     // 3. the CPU's order back into the active list, then gpu-ls's split
     if (count > 0) writeInto(gpu, x.pairs, 0, heap.u32(x.heapPairs, 2 * count));
@@ -187,7 +200,7 @@ function hybridRounds(ctx: BuildContext, settings: HybridSettings): { algorithm:
     name: "gpu-ls-hybrid",
     initialSort: larssonSadakane.initialSort,
     async refine(state: RoundState): Promise<void> {
-      if (state.m < settings.minActive || Math.floor((state.m * settings.cpuPercent) / 100) < 2 || skip > 0) {
+      if (state.m < settings.minActive || Math.floor((state.m * share) / 100) < 2 || skip > 0) {
         skip = Math.max(0, skip - 1);
         larssonSadakane.refine(state);
         return;

@@ -3,7 +3,8 @@
 // SUFSORT_GPU_TUNE so that small inputs split their rounds; every case that has unsorted rounds
 // must show CPU work in the reported overlap. Run on a real GPU with SUFSORT_GPU=hardware.
 import { afterEach, describe, expect } from "vitest";
-import { buildSuffixArray } from "../../src/engine/build.js";
+import { buildSuffixArray, selectEngine } from "../../src/engine/build.js";
+import { AUTO_GPU_MIN_BYTES_OVER_RANGE } from "../../src/engine/choice.js";
 import type { GpuContext } from "../../src/gpu/device.js";
 import { SEGSORT_TILE } from "../../src/gpu/primitives/segmented-sort.js";
 import { firstDifference, hardFamilies, naiveSuffixArray, randomText } from "../support/inputs.js";
@@ -30,6 +31,15 @@ async function expectLikeSais(gpu: GpuContext, text: Uint8Array, what: string, t
   expect(r.overlap, "a hybrid build reports its overlap").toBeDefined();
   return r.overlap!;
 }
+
+describe("engine auto with a device at hand", () => {
+  gpuIt("never runs on the software adapter, even over its GPU threshold; takes a hardware one", async (gpu) => {
+    const found = await selectEngine({ engine: "auto", n: AUTO_GPU_MIN_BYTES_OVER_RANGE, threads: 2, gpuContext: gpu });
+    expect(found.plan.sorter.engine).toBe(gpu.software ? "cpu" : "gpu");
+    found.release(); // not ours: the caller's device stays open
+    expect(gpu.closed).toBe(false);
+  });
+});
 
 describe("gpu-ls-hybrid", () => {
   gpuIt("lengths 0..3 and random texts of alphabet sizes 1, 2, 4, 26, 256", async (gpu) => {

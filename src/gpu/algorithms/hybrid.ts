@@ -37,6 +37,7 @@ import { encodeExclusiveScan } from "../primitives/scan.js";
 import { encodeSegmentedSort } from "../primitives/segmented-sort.js";
 import { buildByDoubling, DOUBLING_MAX_LENGTH, LARGE_GROUP, step, type DoublingAlgorithm, type RoundState } from "./doubling.js";
 import { larssonSadakane, sortLargeGroups } from "./ls.js";
+import { maxPooledLength } from "./io.js";
 
 /** Groups of at most this many suffixes go to the CPU ("hybrid.small" overrides; at most LARGE_GROUP). */
 export const SMALL_GROUP = 64;
@@ -100,7 +101,8 @@ function hybridRounds(ctx: BuildContext, settings: HybridSettings): { algorithm:
   let share = settings.cpuPercent;
 
   function open(gpu: GpuContext): Exchange {
-    const capacity = cpuCapacity(ctx.n, settings);
+    // the pairs (2 u32 per entry) must fit one binding
+    const capacity = Math.min(cpuCapacity(ctx.n, settings), Math.floor(maxPooledLength(gpu) / 2));
     // the heap scratch announced by scratchBytes: after the SA, 8-aligned
     const heapPairs = ctx.saPtr + align8(4 * ctx.n);
     return {

@@ -42,7 +42,7 @@ export const benchCommand: Command = {
                     [--threads N] [--gpu MODE] [--runs R] [--peer divsufsort] [--json]
 
 Times suffix-array construction (median of R runs, construction only: no I/O) and prints a table:
-input, n, algo, threads, seconds, MB/s (1 MB = 10^6 bytes). With --peer divsufsort, libdivsufsort
+input, n, engine, algo, threads, seconds, MB/s (1 MB = 10^6 bytes). With --peer divsufsort, libdivsufsort
 2.0.1 (Debian libdivsufsort-dev; our driver bench/peers/divsufsort.c is compiled on first use) is
 timed on the same inputs in the same run and the ratio ours/peer is printed. GPU algorithms get one
 device for the whole run and one untimed first build per input (shader compilation and buffer
@@ -55,7 +55,10 @@ and "one-shot s": what one \`sufsort build\` would spend constructing, i.e. the 
 for GPU algorithms, the device's setup (acquiring it and compiling the algorithm's pipelines,
 timed once). auto's GPU thresholds are where the gpu row's one-shot beats the cpu row's.
 Hybrid rows also print the overlap of the median run: GPU and CPU busy time and the wall time
-of the part where both sorted (gpu + cpu > wall means they overlapped).
+of the part where both sorted (gpu + cpu > wall means they overlapped). The split's settings
+can be changed for a run: SUFSORT_GPU_TUNE=hybrid.small=64,hybrid.cpuPercent=25,hybrid.minActive=65536
+(the defaults: groups of at most 64 suffixes go to the CPU, at most 25 % of a round's active
+suffixes, in rounds of at least 65536 active suffixes).
 
 Options:
   --gen KIND:SIZE    a generated input: dna, dnarep (DNA, every MiB ending in a copy of 100 KB

@@ -20,12 +20,15 @@
 // sorted entirely by one side, and the split, rank update and compaction run after both are done,
 // exactly as in gpu-ls: the result is gpu-ls's SA.
 //
-// Why small groups: the GPU sorts a group that fits one tile in workgroup memory and never
-// touches it again, but its download and upload cost 12 bytes per member over PCIe, while a CPU
-// worker sorts it without a second pass. Rounds with few active suffixes stay on the GPU alone
-// (the round trip would cost more than the work). On the H200 the GPU alone is faster (see the
-// engine policy in src/engine/choice.ts); the split exists to use the CPU cores where the GPU is
-// weak, and to measure what overlap buys (BuildResult.overlap, `bench --engines`).
+// Why small groups: they are the CPU's best case (contiguous after the gather, each sorted
+// whole in a worker's cache, no rank loads: the GPU gathered the keys) and the GPU's cheapest
+// (one tile of its segmented sort), so moving them costs the GPU little. What the split can save
+// is bounded: the GPU's segmented sort still passes over the CPU's members (as one-member
+// segments), and the round adds a readback and an upload of 12 bytes per CPU member plus a sync.
+// Rounds with few active suffixes stay on the GPU alone (the round trip would cost more than the
+// work). Unmeasured on a hardware GPU at the time of writing: the engine policy never picks
+// hybrid by itself (src/engine/choice.ts); `sufsort bench --engines gpu,hybrid` reports both and
+// the overlap (BuildResult.overlap).
 //
 // Limits: those of gpu-ls (n <= 469,762,048 on the H100/H200), plus 12 bytes of WebAssembly heap
 // and of GPU memory per suffix the CPU may take (CPU_PERCENT % of n).

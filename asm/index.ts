@@ -11,6 +11,7 @@ export { mergeSplitU32, mergeSliceU32 } from "./merge";
 export * from "./sort";
 export * from "./range";
 export * from "./skew";
+export { sortHeadedGroupsU64 } from "./hybrid";
 export { bwtFromSA, byteHistogram, psiFromBWT, unbwtWalk, markRows } from "./bwt";
 export { phiFromSA, plcpFromPhi, lcpFromPlcp } from "./lcp";
 export { fmFillBlocks, fmRangeCounts, fmCheck, fmCount, fmLocate } from "./fmindex";

@@ -1,6 +1,7 @@
 // Public API of sufsort. Arguments are checked here, once; everything below assumes valid input.
 import { buildSuffixArray, checkLength, DEFAULT_ALGO } from "./engine/build.js";
 import { listSorters, type EngineKind } from "./engine/registry.js";
+import { ENGINE_CHOICES, type EngineChoice } from "./engine/choice.js";
 import { verifySuffixArrayOf, type Verdict } from "./engine/verify.js";
 import { usageError } from "./errors.js";
 
@@ -9,13 +10,19 @@ export { createEngine } from "./engine/engine.js";
 export type { Engine, EngineOptions, BuildOptions as EngineBuildOptions, BuildResult as EngineBuildResult } from "./engine/engine.js";
 export { createRemoteEngine } from "./engine/remote.js";
 export type { Verdict } from "./engine/verify.js";
-export type { EngineKind } from "./engine/registry.js";
+export type { EngineKind, Overlap } from "./engine/registry.js";
+export type { EngineChoice } from "./engine/choice.js";
 
 /** A text: bytes, or a string (encoded as UTF-8). */
 export type TextInput = Uint8Array | string;
 
 export interface SuffixArrayOptions {
-  /** Algorithm name (see `algorithms()`); default "sais". */
+  /**
+   * Where to build: "auto" (default: the CPU for small inputs or without a hardware GPU, else the
+   * GPU), "cpu", "gpu" (fails without an adapter) or "hybrid" (GPU and CPU workers on one build).
+   */
+  engine?: EngineChoice;
+  /** Algorithm name (see `algorithms()`); default: the engine's choice. With `engine`, they must agree. */
   algo?: string;
   /** Worker threads for parallel algorithms; default: all available cores. */
   threads?: number;
@@ -70,6 +77,9 @@ function toBytes(text: TextInput): Uint8Array {
 }
 
 function checkOptions(options: SuffixArrayOptions): void {
+  if (options.engine !== undefined && !(ENGINE_CHOICES as readonly unknown[]).includes(options.engine)) {
+    throw usageError(`engine must be ${ENGINE_CHOICES.map((e) => `"${e}"`).join(", ")} (got ${String(options.engine)})`);
+  }
   if (options.gpu !== undefined && !["hardware", "software", "auto"].includes(options.gpu)) {
     throw usageError(`gpu must be "hardware", "software" or "auto" (got ${String(options.gpu)})`);
   }

@@ -53,10 +53,32 @@ export function generate(spec: string): BenchInput {
     case "repeat":
       out.fill(0x41);
       break;
+    case "dnarep":
+      fill(out, 12345, (r) => DNA[r >>> 30]);
+      copyRepeats(out);
+      break;
     default:
-      throw usageError(`unknown generated input kind '${kind}' (dna, random, text26, repeat)`);
+      throw usageError(`unknown generated input kind '${kind}' (dna, dnarep, random, text26, repeat)`);
   }
   return { name: `${kind}-${size}`, bytes: out };
+}
+
+/** Repeat length and spacing of dnarep: doubling needs ~14 rounds for the suffixes in copies. */
+const REPEAT_BYTES = 100_000;
+const REPEAT_EVERY = 1 << 20;
+
+/**
+ * dnarep: random DNA where every MiB ends with a copy of 100 KB from earlier in the text (about 10%
+ * of the suffixes share long prefixes, as in genomes and document collections), so prefix doubling
+ * runs many rounds over a shrinking set of groups (the case the hybrid engine splits).
+ */
+function copyRepeats(out: Uint8Array): void {
+  let x = 99;
+  for (let end = REPEAT_EVERY; end <= out.length; end += REPEAT_EVERY) {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    const from = x % (end - 2 * REPEAT_BYTES + 1);
+    out.copyWithin(end - REPEAT_BYTES, from, from + REPEAT_BYTES);
+  }
 }
 
 export function loadInput(path: string): BenchInput {

@@ -5,12 +5,14 @@
 import { SharedHeap, MAX_HEAP_BYTES } from "../cpu/memory.js";
 import type { Kernels } from "../cpu/wasm.js";
 import { createExecutor, defaultThreads, type Executor } from "../cpu/executor.js";
-import { failure, usageError } from "../errors.js";
-import { getSorter, listSorters, type EngineKind, type SuffixSorter } from "./registry.js";
+import { failure, SufsortError, usageError } from "../errors.js";
+import { getSorter, listSorters, type EngineKind, type Overlap, type SuffixSorter } from "./registry.js";
+import { planEngine, routeByText, wantsGpu, type EngineChoice, type EnginePlan } from "./choice.js";
 import { verifyInHeap, type Verdict } from "./verify.js";
 import { verifyLarge } from "./verify-large.js";
 import { suffixArrayLarge } from "../cpu/algorithms/sais-large.js";
 import { acquireGpu, resolveGpuMode, type GpuContext, type GpuMode } from "../gpu/device.js";
+import { maxDoublingLength } from "../gpu/algorithms/doubling.js";
 import "../cpu/algorithms/index.js";
 import "../gpu/algorithms/index.js";
 
@@ -19,6 +21,8 @@ export const MAX_INPUT_BYTES = 2 ** 31 - 1;
 export const DEFAULT_ALGO = "sais";
 
 export interface BuildOptions {
+  /** Where the build runs (default auto: see choice.ts); with `algo`, the two must agree. */
+  engine?: EngineChoice;
   algo?: string;
   threads?: number;
   verify?: boolean;
@@ -36,6 +40,10 @@ export interface BuildResult {
   /** Why the algorithm asked for handed the input over, when it did. */
   handOver?: string;
   engine: EngineKind;
+  /** Why the engine policy chose this algorithm (absent when the caller placed the text itself). */
+  reason?: string;
+  /** Hybrid builds: the GPU's and the CPU workers' busy time where they ran together. */
+  overlap?: Overlap;
   /** Construction alone: no I/O, no verification. */
   seconds: number;
   verdict: Verdict | null;
@@ -124,12 +132,13 @@ export async function buildPlaced(placed: PlacedText, options: BuildOptions = {}
   const { heap, kernels, executor, textPtr, n, sorter } = placed;
   const saPtr = heap.alloc(4 * n + sorter.scratchBytes(n), 64);
   // A GPU algorithm gets the caller's device, or one acquired (and released) for this build alone.
-  const ownGpu = sorter.engine === "gpu" && options.gpuContext === undefined ? await acquireGpu({ mode: resolveGpuMode(options.gpu), required: true }) : undefined;
+  const ownGpu = sorter.engine !== "cpu" && options.gpuContext === undefined ? await acquireGpu({ mode: resolveGpuMode(options.gpu), required: true }) : undefined;
   const gpu = options.gpuContext ?? ownGpu ?? undefined;
   options.onProgress?.("sorting", 0);
   const t0 = performance.now();
   let handOver;
   let seconds: number;
+  let overlap: Overlap | undefined;
   try {
     handOver = await sorter.build({
       heap,
@@ -141,6 +150,7 @@ export async function buildPlaced(placed: PlacedText, options: BuildOptions = {}
       threads: executor.threads,
       ...(gpu ? { gpu } : {}),
       onProgress: (f) => options.onProgress?.("sorting", f),
+      onOverlap: (o) => (overlap = o),
     });
     seconds = (performance.now() - t0) / 1000;
   } finally {
@@ -154,20 +164,96 @@ export async function buildPlaced(placed: PlacedText, options: BuildOptions = {}
     if (!verdict.ok) throw failure(`verification failed: ${verdict.message}`);
   }
   const sa = heap.u32(saPtr, n);
-  if (handOver) return { sa, algo: handOver.algorithm, handOver: handOver.reason, engine: sorter.engine, seconds, verdict };
-  return { sa, algo: sorter.name, engine: sorter.engine, seconds, verdict };
+  const result: BuildResult = { sa, algo: sorter.name, engine: sorter.engine, seconds, verdict };
+  if (handOver) {
+    result.algo = handOver.algorithm;
+    result.handOver = handOver.reason;
+  }
+  if (overlap !== undefined) result.overlap = overlap;
+  return result;
+}
+
+/** What the engine policy chose, with the device it needs (owned: the caller releases it through release()). */
+export interface EngineSelection {
+  plan: EnginePlan;
+  gpu?: GpuContext;
+  /** Releases the device if the selection acquired it. */
+  release(): void;
+}
+
+/**
+ * Applies the engine policy (choice.ts) to a build of n bytes: finds out what GPU there is when
+ * the choice depends on it (auto asks for a hardware adapter only at or over its GPU threshold and
+ * never takes the software one), and keeps the device when the chosen algorithm needs it.
+ * `--engine gpu` (or a GPU algorithm) without an adapter fails with acquireGpu's one-line error.
+ */
+export async function selectEngine(options: BuildOptions & { n: number; threads: number }): Promise<EngineSelection> {
+  const engine = options.engine ?? "auto";
+  const { n, threads, algo } = options;
+  // a contradiction between --engine and --algo is reported before any device is looked for
+  if (algo !== undefined) planEngine({ engine, algo, n, threads, gpu: "none" });
+  let gpu = options.gpuContext;
+  let owned: GpuContext | undefined;
+  if (gpu === undefined && wantsGpu(engine, algo, n, threads)) {
+    const probing = engine === "auto" && algo === undefined;
+    const mode = resolveGpuMode(options.gpu);
+    if (!probing) owned = (await requireDevice(mode, algo !== undefined ? `algorithm ${algo}` : `--engine ${engine}`)) ?? undefined;
+    else if (mode !== "software") owned = (await acquireGpu({ mode: "hardware" })) ?? undefined;
+    gpu = owned;
+  }
+  const availability = gpu === undefined ? "none" : gpu.software ? "software" : "hardware";
+  const plan = planEngine({ engine, algo, n, threads, gpu: availability, ...(gpu ? { gpuMaxLength: maxDoublingLength(gpu) } : {}) });
+  if (plan.sorter.engine === "cpu" && owned !== undefined) {
+    owned.release();
+    owned = undefined;
+    gpu = undefined;
+  }
+  return { plan, ...(gpu ? { gpu } : {}), release: () => owned?.release() };
+}
+
+/** A device for a build that cannot run without one: acquireGpu's one-line error names who asked. */
+async function requireDevice(mode: GpuMode, who: string): Promise<GpuContext | null> {
+  try {
+    return await acquireGpu({ mode, required: true });
+  } catch (error) {
+    if (error instanceof SufsortError) throw new SufsortError(`${who}: ${error.message}`, error.exitCode);
+    throw error;
+  }
+}
+
+/**
+ * Lets a routable plan look at the placed text (gpu-ls -> gpu-skew on periodic texts). The two need
+ * the same heap (GPU sorters keep no heap scratch), which is checked.
+ */
+export function routePlaced(placed: PlacedText, plan: EnginePlan): EnginePlan {
+  const routed = routeByText(plan, placed.heap.u8(placed.textPtr, placed.n));
+  if (routed.sorter !== placed.sorter) {
+    if (heapBytesFor(placed.n, routed.sorter) > heapBytesFor(placed.n, placed.sorter)) {
+      throw failure(`internal error: ${routed.sorter.name} needs more heap than ${placed.sorter.name}`);
+    }
+    placed.sorter = routed.sorter;
+  }
+  return routed;
 }
 
 /** Builds the SA of a text held anywhere (copied once into the heap, unless it is too large for it). */
 export async function buildSuffixArray(text: Uint8Array, options: BuildOptions = {}): Promise<BuildResult> {
-  const sorter = resolveSorter(options.algo);
-  if (usesLargePath(text.length, sorter)) return buildLarge(text, options);
-  const placed = placeText(text.length, sorter, options.threads ?? defaultThreads());
+  checkLength(text.length);
+  const threads = options.threads ?? defaultThreads();
+  const selection = await selectEngine({ ...options, n: text.length, threads });
   try {
-    placed.heap.u8(placed.textPtr, text.length).set(text);
-    return await buildPlaced(placed, options);
+    const plan = routeByText(selection.plan, text);
+    const withDevice = { ...options, ...(selection.gpu ? { gpuContext: selection.gpu } : {}) };
+    if (usesLargePath(text.length, plan.sorter)) return { ...(await buildLarge(text, withDevice)), reason: plan.reason };
+    const placed = placeText(text.length, plan.sorter, threads);
+    try {
+      placed.heap.u8(placed.textPtr, text.length).set(text);
+      return { ...(await buildPlaced(placed, withDevice)), reason: plan.reason };
+    } finally {
+      await closePlaced(placed);
+    }
   } finally {
-    await closePlaced(placed);
+    selection.release();
   }
 }
 

@@ -4,8 +4,25 @@ import type { Kernels } from "../cpu/wasm.js";
 import type { Executor } from "../cpu/executor.js";
 import type { GpuContext } from "../gpu/device.js";
 
-/** Where an algorithm runs. */
-export type EngineKind = "cpu" | "gpu";
+/** Where an algorithm runs: the CPU workers, the GPU, or both at once on one build (hybrid). */
+export type EngineKind = "cpu" | "gpu" | "hybrid";
+
+/**
+ * What a hybrid build reports: the rounds where the GPU and the CPU workers sorted at the same time,
+ * and, summed over those rounds, each side's busy time and the wall time of the overlapped part.
+ */
+export interface Overlap {
+  /** Rounds split between the GPU and the CPU. */
+  rounds: number;
+  /** Suffixes (entries of unsorted groups) the CPU workers sorted, over all rounds. */
+  cpuSuffixes: number;
+  /** Suffixes of the split rounds the GPU sorted. */
+  gpuSuffixes: number;
+  gpuMs: number;
+  cpuMs: number;
+  /** Wall time from the moment both could start until both were done. */
+  wallMs: number;
+}
 
 /** What an algorithm gets: the text and an n-entry SA region in one shared memory. */
 export interface BuildContext {
@@ -22,6 +39,8 @@ export interface BuildContext {
   /** The device for engine "gpu" sorters (they throw a SufsortError without one); the caller owns it. */
   gpu?: GpuContext;
   onProgress?: (fraction: number) => void;
+  /** Hybrid sorters report their GPU/CPU overlap here at the end of the build. */
+  onOverlap?: (overlap: Overlap) => void;
 }
 
 /** Said by a sorter that handed an input over to another algorithm (visible in the build result). */

@@ -13,7 +13,7 @@ Lists every algorithm --algo accepts, with its engine and input limit.`,
   positionals: { min: 0, max: 0, names: "" },
   async run() {
     for (const s of listSorters()) {
-      process.stdout.write(`${s.name.padEnd(12)} ${s.engine.padEnd(4)} max ${s.maxLength} bytes  ${s.description}\n`);
+      process.stdout.write(`${s.name.padEnd(13)} ${s.engine.padEnd(6)} max ${s.maxLength} bytes  ${s.description}\n`);
     }
     return 0;
   },

@@ -1,9 +1,11 @@
-// sufsort bench [FILES...] [--gen SPEC]... [--algos a,b] [--threads N] [--runs R] [--peer divsufsort] [--json]
+// sufsort bench [FILES...] [--gen SPEC]... [--algos a,b] [--engines e,f] [--threads N] [--runs R] [--peer divsufsort] [--json]
 import { availableParallelism } from "node:os";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
-import { buildPlaced, closePlaced, placeText, resolveSorter } from "../../engine/build.js";
-import type { SuffixSorter } from "../../engine/registry.js";
+import { buildPlaced, closePlaced, fitsHeap, placeText, resolveSorter, selectEngine } from "../../engine/build.js";
+import type { Overlap, SuffixSorter } from "../../engine/registry.js";
+import { parseEngine, routeByText, type EngineChoice } from "../../engine/choice.js";
+import { overlapLine } from "./build.js";
 import { generate, loadInput, type BenchInput } from "../../bench/inputs.js";
 import { timeDivsufsort } from "../../bench/peers.js";
 import { usageError } from "../../errors.js";
@@ -19,28 +21,51 @@ interface Row {
   mbPerSec: number;
   peerMbPerSec?: number;
   ratio?: number;
-  /** GPU algorithms: the first, untimed run (device buffers and shader compilation included). */
+  /** The first, untimed run on the input (GPU buffers; worker pool start for CPU engine rows). */
   firstSeconds?: number;
+  /** Engine rows: the engine asked for, and why the policy chose the algorithm. */
+  engineChoice?: EngineChoice;
+  reason?: string;
+  /** Engine rows: what a one-shot `sufsort build` pays: first run + (GPU) device and pipeline setup. */
+  oneShotSeconds?: number;
+  /** Hybrid rows: the overlap of the median run. */
+  overlap?: Overlap;
 }
+
+/** Device acquisition + a first build of 1 KiB with each GPU algorithm (its pipelines compiled). */
+const setupSeconds = new Map<string, number>();
 
 export const benchCommand: Command = {
   name: "bench",
   summary: "time algorithms (and libdivsufsort) on files or generated inputs",
-  help: `Usage: sufsort bench [FILES...] [--gen KIND:SIZE]... [--algos a,b] [--threads N]
-                    [--runs R] [--peer divsufsort] [--json]
+  help: `Usage: sufsort bench [FILES...] [--gen KIND:SIZE]... [--algos a,b] [--engines e,f]
+                    [--threads N] [--gpu MODE] [--runs R] [--peer divsufsort] [--json]
 
 Times suffix-array construction (median of R runs, construction only: no I/O) and prints a table:
-input, n, algo, threads, seconds, MB/s (1 MB = 10^6 bytes). With --peer divsufsort, libdivsufsort
+input, n, engine, algo, threads, seconds, MB/s (1 MB = 10^6 bytes). With --peer divsufsort, libdivsufsort
 2.0.1 (Debian libdivsufsort-dev; our driver bench/peers/divsufsort.c is compiled on first use) is
 timed on the same inputs in the same run and the ratio ours/peer is printed. GPU algorithms get one
 device for the whole run and one untimed first build per input (shader compilation and buffer
 allocation; reported apart as "first s"); their timed builds include uploading the text and
 downloading the SA.
 
+With --engines, each engine choice (auto, cpu, gpu, hybrid) gets a row per input with the
+algorithm the engine policy picks for it (and why: --json "reason"), its first run ("first s"),
+and "one-shot s": what one \`sufsort build\` would spend constructing, i.e. the first run plus,
+for GPU algorithms, the device's setup (acquiring it and compiling the algorithm's pipelines,
+timed once). auto's GPU thresholds are where the gpu row's one-shot beats the cpu row's.
+Hybrid rows also print the overlap of the median run: GPU and CPU busy time and the wall time
+of the part where both sorted (gpu + cpu > wall means they overlapped). The split's settings
+can be changed for a run: SUFSORT_GPU_TUNE=hybrid.small=64,hybrid.cpuPercent=25,hybrid.minActive=65536
+(the defaults: groups of at most 64 suffixes go to the CPU, at most 25 % of a round's active
+suffixes, in rounds of at least 65536 active suffixes).
+
 Options:
-  --gen KIND:SIZE    a generated input: dna, random (256 symbols), text26, repeat (one byte);
+  --gen KIND:SIZE    a generated input: dna, dnarep (DNA, every MiB ending in a copy of 100 KB
+                     from earlier), random (256 symbols), text26, repeat (one byte);
                      SIZE like 64MiB or 10MB; repeatable (default when no FILES: dna:8MiB)
-  --algos a,b        algorithms to time (default: sais)
+  --algos a,b        algorithms to time (default: sais, or none when --engines is given)
+  --engines e,f      engine choices to time: auto, cpu, gpu, hybrid (or all)
   --threads N        worker threads for parallel algorithms (default: all cores)
   --gpu MODE         adapter for GPU algorithms: hardware (default), software or auto
   --runs R           runs per measurement, median reported (default 3, at least 3)
@@ -50,6 +75,7 @@ Options:
   options: {
     gen: { type: "string", multiple: true },
     algos: { type: "string" },
+    engines: { type: "string" },
     threads: { type: "string" },
     gpu: { type: "string" },
     runs: { type: "string" },
@@ -60,7 +86,10 @@ Options:
   async run(args) {
     const runs = intOption(args, "runs", 3, 3);
     const threads = intOption(args, "threads", availableParallelism());
-    const algos = (stringOption(args, "algos") ?? "sais").split(",").map((a) => resolveSorter(a.trim()));
+    const engineList = stringOption(args, "engines");
+    const engines = engineList === undefined ? [] : engineList === "all" ? (["auto", "cpu", "gpu", "hybrid"] as EngineChoice[]) : engineList.split(",").map((e) => parseEngine(e.trim()));
+    const algoList = stringOption(args, "algos") ?? (engines.length > 0 ? "" : "sais");
+    const algos = algoList === "" ? [] : algoList.split(",").map((a) => resolveSorter(a.trim()));
     const peer = stringOption(args, "peer");
     if (peer !== undefined && peer !== "divsufsort") throw usageError(`unknown peer '${peer}' (available: divsufsort)`);
     const gens = (args.values.gen as string[] | undefined) ?? [];
@@ -71,10 +100,26 @@ Options:
     if (specs.length === 0) specs.push(() => generate("dna:8MiB"));
     const json = args.values.json === true;
     const gpuMode = resolveGpuMode(stringOption(args, "gpu"));
-    // one device for the whole run (Dawn misbehaves with several per process)
-    const gpu = algos.some((s) => s.engine === "gpu") ? ((await acquireGpu({ mode: gpuMode, required: true })) ?? undefined) : undefined;
+    // one device for the whole run (Dawn misbehaves with several per process); auto alone may go without
+    const needsGpu = algos.some((s) => s.engine !== "cpu") || engines.some((e) => e === "gpu" || e === "hybrid");
+    const wantsGpu = needsGpu || engines.includes("auto");
+    const acquireStart = performance.now();
+    const gpu = wantsGpu ? ((await acquireGpu({ mode: gpuMode, required: needsGpu })) ?? undefined) : undefined;
+    const acquireSeconds = (performance.now() - acquireStart) / 1000;
     try {
-      await benchAll(specs, algos, { runs, threads, peer, json, gpu });
+      if (gpu) {
+        for (const name of ["gpu-ls", "gpu-skew", "gpu-ls-hybrid", ...algos.map((s) => s.name)]) {
+          const sorter = resolveSorter(name);
+          if (sorter.engine === "cpu" || setupSeconds.has(name)) continue;
+          const placed = placeText(1024, sorter, threads);
+          placed.heap.u8(placed.textPtr, 1024).set(generate("text26:1KiB").bytes);
+          const t0 = performance.now();
+          await buildPlaced(placed, { gpuContext: gpu });
+          await closePlaced(placed);
+          setupSeconds.set(name, acquireSeconds + (performance.now() - t0) / 1000);
+        }
+      }
+      await benchAll(specs, algos, engines, { runs, threads, peer, json, gpu });
     } finally {
       gpu?.release();
     }
@@ -85,6 +130,7 @@ Options:
 async function benchAll(
   specs: Array<() => BenchInput>,
   algos: SuffixSorter[],
+  engines: EngineChoice[],
   o: { runs: number; threads: number; peer: string | undefined; json: boolean; gpu: GpuContext | undefined },
 ): Promise<void> {
   const { runs, threads, peer, json, gpu } = o;
@@ -100,26 +146,46 @@ async function benchAll(
       peerMb = n / 1e6 / t;
       emit({ input: input.name, n, algo: "divsufsort", engine: "C", threads: 1, seconds: t, mbPerSec: peerMb }, json, true);
     }
-    for (const sorter of algos) {
+    const jobs: Array<{ sorter: SuffixSorter; engine?: EngineChoice; reason?: string }> = algos.map((sorter) => ({ sorter }));
+    for (const engine of engines) {
+      const selection = await selectEngine({ engine, n, threads, ...(gpu ? { gpuContext: gpu } : {}) });
+      const plan = routeByText(selection.plan, input.bytes);
+      jobs.push({ sorter: plan.sorter, engine, reason: plan.reason });
+    }
+    for (const { sorter, engine, reason } of jobs) {
+      if (n > sorter.maxLength || !fitsHeap(n, sorter)) {
+        const why = `${input.name}: ${sorter.name} skipped: ${n} bytes are over its limit (max ${sorter.maxLength}, 4 GiB heap)`;
+        if (json) process.stdout.write(JSON.stringify({ input: input.name, n, algo: sorter.name, skipped: true, note: why }) + "\n");
+        else process.stdout.write(`| ${why} |\n`);
+        continue;
+      }
       const placed = placeText(n, sorter, threads);
       placed.heap.u8(placed.textPtr, n).set(input.bytes);
       const mark = placed.heap.used;
-      const times: number[] = [];
+      const runsDone: Array<{ seconds: number; overlap?: Overlap }> = [];
       const options = gpu ? { gpuContext: gpu } : {};
       let firstSeconds: number | undefined;
-      if (sorter.engine === "gpu") {
+      if (sorter.engine !== "cpu" || engine !== undefined) {
         firstSeconds = (await buildPlaced(placed, options)).seconds;
         placed.heap.release(mark);
       }
       for (let r = 0; r < runs; r++) {
         placed.heap.release(mark);
-        times.push((await buildPlaced(placed, options)).seconds);
+        const result = await buildPlaced(placed, options);
+        runsDone.push({ seconds: result.seconds, ...(result.overlap ? { overlap: result.overlap } : {}) });
       }
       await closePlaced(placed);
-      const t = median(times);
+      const middle = [...runsDone].sort((a, b) => a.seconds - b.seconds)[runsDone.length >> 1];
+      const t = middle.seconds;
       const mb = n / 1e6 / t;
       const row: Row = { input: input.name, n, algo: sorter.name, engine: sorter.engine, threads, seconds: t, mbPerSec: mb };
       if (firstSeconds !== undefined) row.firstSeconds = firstSeconds;
+      if (engine !== undefined) {
+        row.engineChoice = engine;
+        row.reason = reason!;
+        row.oneShotSeconds = firstSeconds! + (sorter.engine === "cpu" ? 0 : (setupSeconds.get(sorter.name) ?? 0));
+      }
+      if (middle.overlap) row.overlap = middle.overlap;
       if (peerMb !== undefined) {
         row.peerMbPerSec = peerMb;
         row.ratio = mb / peerMb;
@@ -129,15 +195,15 @@ async function benchAll(
   }
 }
 
-function median(xs: number[]): number {
+export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[s.length >> 1];
 }
 
 function header(withPeer: boolean): string {
-  const cols = ["input", "n", "algo", "threads", "seconds", "MB/s"];
+  const cols = ["input", "n", "engine", "algo", "threads", "seconds", "MB/s"];
   if (withPeer) cols.push("vs divsufsort");
-  cols.push("first s");
+  cols.push("first s", "one-shot s", "one-shot MB/s");
   return `| ${cols.join(" | ")} |\n|${cols.map(() => "---").join("|")}|\n`;
 }
 
@@ -146,8 +212,12 @@ function emit(row: Row, json: boolean, withPeer: boolean): void {
     process.stdout.write(JSON.stringify(row) + "\n");
     return;
   }
-  const cells = [row.input, String(row.n), row.algo, String(row.threads), row.seconds.toFixed(3), row.mbPerSec.toFixed(1)];
+  const engine = row.engineChoice !== undefined ? `${row.engineChoice} -> ${row.engine}` : row.engine;
+  const cells = [row.input, String(row.n), engine, row.algo, String(row.threads), row.seconds.toFixed(3), row.mbPerSec.toFixed(1)];
   if (withPeer) cells.push(row.ratio !== undefined ? `${row.ratio.toFixed(2)}x` : "");
   cells.push(row.firstSeconds !== undefined ? row.firstSeconds.toFixed(3) : "");
+  cells.push(row.oneShotSeconds !== undefined ? row.oneShotSeconds.toFixed(3) : "");
+  cells.push(row.oneShotSeconds !== undefined ? (row.n / 1e6 / row.oneShotSeconds).toFixed(1) : "");
   process.stdout.write(`| ${cells.join(" | ")} |\n`);
+  if (row.overlap) process.stdout.write(`|   ${overlapLine(row.overlap)} |\n`);
 }

@@ -1,9 +1,11 @@
-// sufsort build IN [-o OUT] [--algo NAME] [--threads N] [--verify] [--json]
+// sufsort build IN [-o OUT] [--engine E] [--algo NAME] [--threads N] [--gpu MODE] [--verify] [--json]
 import { availableParallelism } from "node:os";
 import { closeSync } from "node:fs";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
-import { buildLarge, buildPlaced, checkLength, closePlaced, placeText, resolveSorter, usesLargePath, type BuildResult } from "../../engine/build.js";
+import { buildLarge, buildPlaced, checkLength, closePlaced, placeText, routePlaced, selectEngine, usesLargePath, type BuildOptions, type BuildResult } from "../../engine/build.js";
+import { parseEngine } from "../../engine/choice.js";
+import type { Overlap } from "../../engine/registry.js";
 import { openInput, readInto, checkOutputPath, writeFileAtomic } from "../files.js";
 import { Progress } from "../progress.js";
 import { resolveGpuMode } from "../../gpu/device.js";
@@ -11,7 +13,8 @@ import { resolveGpuMode } from "../../gpu/device.js";
 export const buildCommand: Command = {
   name: "build",
   summary: "build the suffix array of a file",
-  help: `Usage: sufsort build IN [-o OUT] [--algo NAME] [--threads N] [--gpu MODE] [--verify] [--json]
+  help: `Usage: sufsort build IN [-o OUT] [--engine E] [--algo NAME] [--threads N] [--gpu MODE]
+                    [--verify] [--json]
 
 Builds the suffix array of the bytes of IN and writes it to OUT (default IN.sa) as n
 little-endian uint32 values: the start positions of the suffixes in lexicographic order
@@ -20,16 +23,25 @@ appears only when complete.
 
 Options:
   -o, --out OUT      output file (default: IN.sa)
-  --algo NAME        algorithm (default: sais; 'sufsort algorithms' lists them)
+  --engine E         auto (default), cpu, gpu or hybrid. auto: SA-IS (range on 8+ threads
+                     and 1 MiB+) below its GPU threshold (8 MiB over SA-IS, 64 MiB over range)
+                     or without a hardware GPU, else as gpu; gpu: gpu-ls, or gpu-skew for texts
+                     that look periodic; hybrid: gpu-ls with each round's small groups sorted
+                     by the CPU workers while the GPU sorts the rest (prints the overlap)
+  --algo NAME        algorithm ('sufsort algorithms' lists them); with --engine, they must agree
+                     (--engine hybrid --algo gpu-ls is gpu-ls-hybrid)
   --threads N        worker threads for parallel algorithms (default: all cores)
   --gpu MODE         adapter for GPU algorithms: hardware (default), software (Mesa
-                     llvmpipe: slow, for tests) or auto; SUFSORT_GPU sets the default
+                     llvmpipe: slow, for tests) or auto; SUFSORT_GPU sets the default.
+                     --engine auto never takes the software adapter
   --verify           check the result with the linear-time verifier before writing it
-  --json             print one JSON line: n, algo, engine, seconds (construction only),
-                     mbPerSec, peakRssBytes, verified
+  --json             print one JSON line: n, algo, engine, reason (the engine policy's),
+                     seconds (construction only), mbPerSec, peakRssBytes, verified, and for
+                     hybrid builds overlap {rounds, cpuSuffixes, gpuSuffixes, gpuMs, cpuMs, wallMs}
   -h, --help         show this help`,
   options: {
     out: { type: "string", short: "o" },
+    engine: { type: "string" },
     algo: { type: "string" },
     threads: { type: "string" },
     gpu: { type: "string" },
@@ -40,17 +52,25 @@ Options:
   async run(args) {
     const input = args.positionals[0];
     const out = stringOption(args, "out") ?? `${input}.sa`;
-    const sorter = resolveSorter(stringOption(args, "algo"));
+    const engine = parseEngine(stringOption(args, "engine"));
+    const algo = stringOption(args, "algo");
     const threads = intOption(args, "threads", availableParallelism());
     checkOutputPath(out, [input]);
     const progress = new Progress("build");
     const gpu = resolveGpuMode(stringOption(args, "gpu"));
-    const options = { threads, gpu, verify: args.values.verify === true, onProgress: (phase: string, f: number) => progress.update(phase, f) };
+    const options: BuildOptions = { threads, gpu, verify: args.values.verify === true, onProgress: (phase: string, f: number) => progress.update(phase, f) };
     const { fd, size } = openInput(input);
     let load: () => Promise<BuildResult>;
     let close = async () => {};
+    let reason = "";
     try {
       checkLength(size);
+      const selection = await selectEngine({ engine, ...(algo !== undefined ? { algo } : {}), n: size, threads, gpu });
+      let plan = selection.plan;
+      reason = plan.reason;
+      close = async () => selection.release();
+      if (selection.gpu) options.gpuContext = selection.gpu;
+      const sorter = plan.sorter;
       if (usesLargePath(size, sorter)) {
         // beyond the WebAssembly memory: the text in a plain buffer, SA-IS in TypeScript
         const text = new Uint8Array(size);
@@ -59,10 +79,15 @@ Options:
       } else {
         // the file goes straight into the shared heap: the text is never copied
         const placed = placeText(size, sorter, threads);
-        close = () => closePlaced(placed);
+        close = () => closePlaced(placed).finally(() => selection.release());
         readInto(fd, placed.heap.u8(placed.textPtr, size), input);
+        plan = routePlaced(placed, plan);
+        reason = plan.reason;
         load = () => buildPlaced(placed, options);
       }
+    } catch (error) {
+      await close();
+      throw error;
     } finally {
       closeSync(fd);
     }
@@ -70,6 +95,7 @@ Options:
     progress.update("writing", 1);
     writeFileAtomic(out, [result.sa]);
     progress.done();
+    if (result.overlap !== undefined && !args.values.json) process.stderr.write(`${overlapLine(result.overlap)}\n`);
     if (args.values.json) {
       const mb = size / 1e6;
       process.stdout.write(
@@ -78,6 +104,8 @@ Options:
           algo: result.algo,
           ...(result.handOver !== undefined ? { handOver: result.handOver } : {}),
           engine: result.engine,
+          reason,
+          ...(result.overlap !== undefined ? { overlap: roundOverlap(result.overlap) } : {}),
           threads,
           seconds: round(result.seconds),
           mbPerSec: result.seconds > 0 ? round(mb / result.seconds) : null,
@@ -93,4 +121,15 @@ Options:
 
 function round(x: number): number {
   return Math.round(x * 1e6) / 1e6;
+}
+
+function roundOverlap(o: Overlap): Overlap {
+  return { ...o, gpuMs: round(o.gpuMs), cpuMs: round(o.cpuMs), wallMs: round(o.wallMs) };
+}
+
+/** e.g. "overlap: gpu 120 ms, cpu 95 ms, wall 130 ms (7 rounds; CPU sorted 1234 of 56789 suffixes)". */
+export function overlapLine(o: Overlap): string {
+  const ms = (x: number) => `${x.toFixed(x < 10 ? 1 : 0)} ms`;
+  const all = o.cpuSuffixes + o.gpuSuffixes;
+  return `overlap: gpu ${ms(o.gpuMs)}, cpu ${ms(o.cpuMs)}, wall ${ms(o.wallMs)} (${o.rounds} split rounds; CPU sorted ${o.cpuSuffixes} of ${all} suffixes)`;
 }

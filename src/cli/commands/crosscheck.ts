@@ -1,4 +1,4 @@
-// sufsort crosscheck IN: every available algorithm against SA-IS, byte for byte.
+// sufsort crosscheck IN: every available algorithm and engine against SA-IS, byte for byte.
 import { availableParallelism } from "node:os";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
@@ -9,13 +9,15 @@ import { failure } from "../../errors.js";
 
 export const crosscheckCommand: Command = {
   name: "crosscheck",
-  summary: "run every algorithm on a file and compare each SA with SA-IS",
+  summary: "run every algorithm and engine on a file and compare each SA with SA-IS",
   help: `Usage: sufsort crosscheck IN [--threads N] [--gpu MODE] [--json]
 
 Builds the suffix array of IN with SA-IS (the reference), then with every other available
-algorithm, and compares each result with the reference byte for byte. Prints a table (algo,
-engine, seconds, equal?) and exits 1 if any result differs or any algorithm fails. GPU algorithms
-are skipped (and say so) when no adapter is found.
+algorithm, then with each engine (auto, cpu, gpu, hybrid: the algorithm the engine policy picks
+for IN, named in the note), and compares each result with the reference byte for byte. Prints a
+table (algo, engine, seconds, equal?) and exits 1 if any result differs or any algorithm fails.
+GPU algorithms and the gpu and hybrid engines are skipped (and say so) when no adapter is found;
+engine auto never takes the software adapter (it runs on the CPU there).
 
 Options:
   --threads N   worker threads for parallel algorithms (default: all cores)
@@ -39,7 +41,7 @@ Options:
       }
     }
     const bad = rows.filter((r: CrosscheckRow) => r.equal !== true && !r.skipped);
-    if (bad.length > 0) throw failure(`${bad.length} algorithm(s) disagree with SA-IS or failed: ${bad.map((r) => r.algo).join(", ")}`);
+    if (bad.length > 0) throw failure(`${bad.length} algorithm(s) disagree with SA-IS or failed: ${bad.map((r) => `${r.algo} (${r.engine})`).join(", ")}`);
     return 0;
   },
 };

@@ -75,8 +75,11 @@ export interface DoublingAlgorithm {
    * first): leaves suffixes sorted, positions = 0 .. n - 1 and flags at key changes. Returns h0.
    */
   initialSort(state: RoundState): Promise<number>;
-  /** Orders each active group by rank2 and leaves flags = 1 at the start of every new group. */
-  refine(state: RoundState): void;
+  /**
+   * Orders each active group by rank2 and leaves flags = 1 at the start of every new group, in
+   * state.batch (a refine that submits work of its own leaves a fresh, unsubmitted batch there).
+   */
+  refine(state: RoundState): void | Promise<void>;
 }
 
 /** Largest n a doubling sorter can take on this device (every per-suffix array is one binding). */
@@ -132,7 +135,7 @@ export interface Refinement {
   slots: number;
   /** Characters the initial sort compared. */
   h0: number;
-  refine(state: RoundState): void;
+  refine(state: RoundState): void | Promise<void>;
   onProgress?: (fraction: number) => void;
 }
 
@@ -173,7 +176,7 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
       [buffers.suffixes, spare.suffixes] = [spare.suffixes, buffers.suffixes];
       [buffers.positions, spare.positions] = [spare.positions, buffers.positions];
       state = { batch: new GpuBatch(gpu, `${job.name} h=${h}`), buffers, n, m, h, rankBits, large };
-      job.refine(state);
+      await job.refine(state);
       encodeSplitGroups(state, spare, count);
       state.batch.submit();
       const active = m;

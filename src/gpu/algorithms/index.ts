@@ -3,3 +3,4 @@ import "./osipov.js";
 import "./ls.js";
 import "./skew.js";
 import "./spd.js";
+import "./hybrid.js";

@@ -52,7 +52,7 @@ export const larssonSadakane: DoublingAlgorithm = {
  * order, radix-sorted together by (group head, rank2), which keeps each group within its own range,
  * and written back to the same indices with their rank2 keys.
  */
-function sortLargeGroups(state: RoundState): void {
+export function sortLargeGroups(state: RoundState): void {
   const { batch, m, large, rankBits } = state;
   const scan = batch.scratch(m * 4);
   const largeIndex = batch.scratch(large * 4);

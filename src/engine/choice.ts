@@ -1,0 +1,168 @@
+// The engine policy: which algorithm runs a build, given the engine asked for (auto, cpu, gpu,
+// hybrid), an algorithm if one was named, the input's size, the threads and the GPU found.
+//
+//   --algo NAME alone          NAME (its engine decides where it runs)
+//   --engine cpu|gpu|hybrid    with --algo: NAME must run on that engine (gpu-ls under hybrid
+//                              means gpu-ls-hybrid); a contradiction is a usage error
+//   --engine cpu               AUTO_RANGE rule below
+//   --engine gpu               gpu-ls; gpu-skew for texts that look periodic (looksPeriodic)
+//   --engine hybrid            gpu-ls-hybrid (GPU and CPU workers split every large round)
+//   --engine auto (default)    the CPU below the GPU threshold or without a hardware adapter
+//                              (the software adapter is never chosen); above it, as --engine gpu
+//
+// The CPU algorithm: range (parallel doubling) with at least AUTO_RANGE_MIN_THREADS threads on
+// inputs from AUTO_RANGE_MIN_BYTES up to range's limit; SA-IS otherwise (one thread, linear, no
+// input-size limit below 2^31).
+//
+// The thresholds start from figures measured on the H200 host (16 cores): SA-IS 10-14 MB/s, range
+// on 16 threads 74-187 MB/s, gpu-ls 250-670 MB/s, and 0.3-1 s to set up a device. The GPU pays
+// when n / cpuRate > setup + n / gpuRate: over SA-IS from about 8 MiB, over range from about
+// 64 MiB. They are meant to be re-measured with `sufsort bench --engines` (see the report in
+// BENCHMARKS.md) and set here.
+import { usageError } from "../errors.js";
+import { getSorter, listSorters, type SuffixSorter } from "./registry.js";
+
+/** What `--engine` / the `engine` option may say. */
+export type EngineChoice = "auto" | "cpu" | "gpu" | "hybrid";
+export const ENGINE_CHOICES: readonly EngineChoice[] = ["auto", "cpu", "gpu", "hybrid"];
+
+/** Parses an engine name (undefined: auto); anything else is a one-line usage error. */
+export function parseEngine(value: string | undefined): EngineChoice {
+  if (value === undefined) return "auto";
+  if ((ENGINE_CHOICES as readonly string[]).includes(value)) return value as EngineChoice;
+  throw usageError(`invalid engine '${value}' (expected ${ENGINE_CHOICES.join(", ")})`);
+}
+
+/** auto runs on the GPU from this many bytes when the CPU would run SA-IS ... */
+export const AUTO_GPU_MIN_BYTES_OVER_SAIS = 8 << 20;
+/** ... and from this many when it would run range on many threads. */
+export const AUTO_GPU_MIN_BYTES_OVER_RANGE = 64 << 20;
+/** The CPU runs range instead of SA-IS with at least this many threads ... */
+export const AUTO_RANGE_MIN_THREADS = 8;
+/** ... on inputs of at least this many bytes (below, SA-IS is done before a worker pool starts). */
+export const AUTO_RANGE_MIN_BYTES = 1 << 20;
+
+/** The GPU algorithm of --engine gpu and the one for texts that look periodic. */
+export const GPU_DEFAULT_ALGO = "gpu-ls";
+export const GPU_PERIODIC_ALGO = "gpu-skew";
+/** The hybrid form of each GPU algorithm that has one. */
+const HYBRID_OF: Record<string, string> = { "gpu-ls": "gpu-ls-hybrid" };
+
+/**
+ * The periodicity test (looksPeriodic): PERIODIC_SAMPLES windows of PERIODIC_WINDOW bytes spread
+ * over the text; a window is periodic when it equals itself shifted by some p <= PERIODIC_MAX_PERIOD.
+ * Every suffix starting in such a window (but its last p) shares more than PERIODIC_WINDOW - p -
+ * offset bytes with the suffix p later, so doubling needs at least log2 of that many rounds past
+ * its first sort for those suffixes, each round a sort of all of them: on 16 MiB of one repeated byte
+ * gpu-ls made 65 MB/s and gpu-skew (linear work) 270-285 MB/s on the H200. When at least
+ * PERIODIC_SHARE of the windows are periodic, gpu-skew runs. Cost: at most
+ * SAMPLES * MAX_PERIOD * WINDOW byte compares (16 M), a few thousand on random text.
+ */
+export const PERIODIC_SAMPLES = 64;
+export const PERIODIC_WINDOW = 1024;
+export const PERIODIC_MAX_PERIOD = 256;
+export const PERIODIC_SHARE = 0.5;
+
+/** The GPU a choice can count on: a hardware adapter, only the software one, or none. */
+export type GpuAvailability = "hardware" | "software" | "none";
+
+export interface EngineRequest {
+  engine: EngineChoice;
+  algo?: string;
+  n: number;
+  threads: number;
+  /** What acquiring a device found (auto asks only when n reaches the GPU threshold). */
+  gpu: GpuAvailability;
+  /** The largest n the GPU's doubling algorithms take on this device (binding limits). */
+  gpuMaxLength?: number;
+}
+
+export interface EnginePlan {
+  sorter: SuffixSorter;
+  /** Why, in a few words (shown by build --json). */
+  reason: string;
+  /** The plan may change to GPU_PERIODIC_ALGO once the text is seen (routeByText). */
+  routable: boolean;
+}
+
+/** Whether a choice needs to know what GPU there is (auto asks only when the GPU could pay). */
+export function wantsGpu(engine: EngineChoice, algo: string | undefined, n: number, threads: number): boolean {
+  if (algo !== undefined) return sorterOf(algo).engine !== "cpu";
+  if (engine === "gpu" || engine === "hybrid") return true;
+  if (engine === "cpu") return false;
+  return n >= gpuThreshold(n, threads);
+}
+
+/** auto's GPU threshold for a machine with `threads` threads, facing input size n. */
+export function gpuThreshold(n: number, threads: number): number {
+  return cpuAlgorithm(n, threads) === "range" ? AUTO_GPU_MIN_BYTES_OVER_RANGE : AUTO_GPU_MIN_BYTES_OVER_SAIS;
+}
+
+/** The CPU algorithm for n bytes on `threads` threads. */
+export function cpuAlgorithm(n: number, threads: number): string {
+  const range = getSorter("range");
+  const fits = range !== undefined && n <= range.maxLength;
+  return threads >= AUTO_RANGE_MIN_THREADS && n >= AUTO_RANGE_MIN_BYTES && fits ? "range" : "sais";
+}
+
+/** The policy (pure: the caller found the GPU). Contradictions are usage errors. */
+export function planEngine(req: EngineRequest): EnginePlan {
+  const { engine, algo, n, threads } = req;
+  if (algo !== undefined) {
+    const named = sorterOf(algo);
+    if (engine === "auto" || engine === named.engine) return { sorter: named, reason: `--algo ${algo}${engine === "auto" ? "" : ` (--engine ${engine})`}`, routable: false };
+    if (engine === "hybrid" && HYBRID_OF[algo] !== undefined) {
+      return { sorter: sorterOf(HYBRID_OF[algo]), reason: `--engine hybrid --algo ${algo}`, routable: false };
+    }
+    const fitting = listSorters().filter((s) => s.engine === engine).map((s) => s.name);
+    const hybridNote = engine === "hybrid" ? ` (or ${Object.keys(HYBRID_OF).join(", ")})` : "";
+    throw usageError(`--engine ${engine} contradicts --algo ${algo}, which runs on the ${named.engine} engine (${engine} algorithms: ${fitting.join(", ")}${hybridNote})`);
+  }
+  const cpu = cpuAlgorithm(n, threads);
+  const onCpu = `${cpu} for ${n} bytes on ${threads} thread${threads === 1 ? "" : "s"}`;
+  if (engine === "cpu") return { sorter: sorterOf(cpu), reason: `--engine cpu: ${onCpu}`, routable: false };
+  if (engine === "gpu") return { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: "--engine gpu", routable: true };
+  if (engine === "hybrid") return { sorter: sorterOf(HYBRID_OF[GPU_DEFAULT_ALGO]), reason: "--engine hybrid", routable: false };
+  const threshold = gpuThreshold(n, threads);
+  if (n < threshold) return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, below the GPU threshold of ${threshold} bytes`, routable: false };
+  if (req.gpu !== "hardware") return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, no hardware GPU`, routable: false };
+  if (req.gpuMaxLength !== undefined && n > req.gpuMaxLength) {
+    return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, over the GPU's limit of ${req.gpuMaxLength} bytes`, routable: false };
+  }
+  return { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: `--engine auto: the GPU from ${threshold} bytes (n = ${n})`, routable: true };
+}
+
+/** A routable plan switches to gpu-skew when the text looks periodic. */
+export function routeByText(plan: EnginePlan, text: Uint8Array): EnginePlan {
+  if (!plan.routable || !looksPeriodic(text)) return plan;
+  return { sorter: sorterOf(GPU_PERIODIC_ALGO), reason: `${plan.reason}; the text looks periodic`, routable: false };
+}
+
+/** Whether at least PERIODIC_SHARE of sampled windows repeat with a period <= PERIODIC_MAX_PERIOD. */
+export function looksPeriodic(text: Uint8Array): boolean {
+  const span = text.length - PERIODIC_WINDOW - PERIODIC_MAX_PERIOD;
+  if (span < 0) return false;
+  let periodic = 0;
+  for (let s = 0; s < PERIODIC_SAMPLES; s++) {
+    if (hasShortPeriod(text, Math.floor((s * span) / PERIODIC_SAMPLES))) periodic++;
+  }
+  return periodic >= PERIODIC_SHARE * PERIODIC_SAMPLES;
+}
+
+function hasShortPeriod(text: Uint8Array, at: number): boolean {
+  for (let p = 1; p <= PERIODIC_MAX_PERIOD; p++) {
+    let i = 0;
+    while (i < PERIODIC_WINDOW && text[at + i] === text[at + i + p]) i++;
+    if (i === PERIODIC_WINDOW) return true;
+  }
+  return false;
+}
+
+function sorterOf(name: string): SuffixSorter {
+  const sorter = getSorter(name);
+  if (sorter === undefined) {
+    const names = listSorters().map((s) => s.name).join(", ");
+    throw usageError(`unknown algorithm '${name}' (available: ${names})`);
+  }
+  return sorter;
+}

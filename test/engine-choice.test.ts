@@ -1,0 +1,221 @@
+// The engine policy (src/engine/choice.ts): parsing, every choice and contradiction, the
+// periodicity test that routes --engine gpu to gpu-skew, auto on a machine without a hardware GPU,
+// and the errors and exit codes through the API and the CLI.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { selectEngine } from "../src/engine/build.js";
+import {
+  AUTO_GPU_MIN_BYTES_OVER_RANGE,
+  AUTO_GPU_MIN_BYTES_OVER_SAIS,
+  AUTO_RANGE_MIN_BYTES,
+  AUTO_RANGE_MIN_THREADS,
+  looksPeriodic,
+  parseEngine,
+  planEngine,
+  routeByText,
+  wantsGpu,
+  type EngineRequest,
+} from "../src/engine/choice.js";
+import { rangeMaxLength } from "../src/cpu/algorithms/range.js";
+import { acquireGpu, type GpuContext } from "../src/gpu/device.js";
+import { SufsortError } from "../src/errors.js";
+import { suffixArray } from "../src/index.js";
+import { packagePath } from "../src/paths.js";
+import { hardFamilies, naiveSuffixArray, randomText } from "./support/inputs.js";
+
+const MiB = 1 << 20;
+
+// A hardware adapter, if this machine has one: opened once for the file (Dawn processes that
+// opened several devices hung at exit on the H200).
+let hardware: GpuContext | null = null;
+beforeAll(async () => {
+  hardware = await acquireGpu({ mode: "hardware" });
+});
+afterAll(() => {
+  hardware?.release();
+});
+
+function plan(req: Partial<EngineRequest>): string {
+  return planEngine({ engine: "auto", n: 1000, threads: 2, gpu: "none", ...req }).sorter.name;
+}
+
+function usageErrorOf(f: () => unknown): SufsortError {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(SufsortError);
+    expect((e as SufsortError).exitCode).toBe(2);
+    expect((e as Error).message).not.toMatch(/\n/);
+    return e as SufsortError;
+  }
+  throw new Error("expected a usage error");
+}
+
+describe("parseEngine", () => {
+  it("accepts auto, cpu, gpu, hybrid; undefined is auto; anything else is a one-line usage error", () => {
+    for (const e of ["auto", "cpu", "gpu", "hybrid"]) expect(parseEngine(e)).toBe(e);
+    expect(parseEngine(undefined)).toBe("auto");
+    expect(usageErrorOf(() => parseEngine("GPU")).message).toBe("invalid engine 'GPU' (expected auto, cpu, gpu, hybrid)");
+  });
+});
+
+describe("planEngine", () => {
+  it("--algo alone runs that algorithm; with an agreeing --engine too", () => {
+    expect(plan({ algo: "skew" })).toBe("skew");
+    expect(plan({ algo: "gpu-osipov", gpu: "none" })).toBe("gpu-osipov"); // the build then asks for a device
+    expect(plan({ engine: "cpu", algo: "range" })).toBe("range");
+    expect(plan({ engine: "gpu", algo: "gpu-skew" })).toBe("gpu-skew");
+    expect(plan({ engine: "hybrid", algo: "gpu-ls" })).toBe("gpu-ls-hybrid");
+    expect(plan({ engine: "hybrid", algo: "gpu-ls-hybrid" })).toBe("gpu-ls-hybrid");
+  });
+
+  it("contradictory --engine and --algo are usage errors naming both", () => {
+    expect(usageErrorOf(() => plan({ engine: "cpu", algo: "gpu-ls" })).message).toMatch(/--engine cpu contradicts --algo gpu-ls, which runs on the gpu engine/);
+    expect(usageErrorOf(() => plan({ engine: "gpu", algo: "sais" })).message).toMatch(/--engine gpu contradicts --algo sais/);
+    expect(usageErrorOf(() => plan({ engine: "hybrid", algo: "gpu-skew" })).message).toMatch(/--engine hybrid contradicts --algo gpu-skew/);
+    expect(usageErrorOf(() => plan({ engine: "cpu", algo: "gpu-ls-hybrid" })).message).toMatch(/runs on the hybrid engine/);
+    expect(usageErrorOf(() => plan({ algo: "nope" })).message).toMatch(/unknown algorithm 'nope'/);
+  });
+
+  it("--engine cpu: range on many threads and large enough inputs that fit it, SA-IS otherwise", () => {
+    const many = AUTO_RANGE_MIN_THREADS;
+    expect(plan({ engine: "cpu", threads: 2, n: 16 * MiB })).toBe("sais");
+    expect(plan({ engine: "cpu", threads: many, n: 16 * MiB })).toBe("range");
+    expect(plan({ engine: "cpu", threads: many, n: AUTO_RANGE_MIN_BYTES - 1 })).toBe("sais");
+    expect(plan({ engine: "cpu", threads: many, n: rangeMaxLength + 1 })).toBe("sais");
+    expect(plan({ engine: "cpu", threads: many, n: 1 << 30, gpu: "hardware" })).toBe("sais");
+  });
+
+  it("--engine gpu: gpu-ls (routable to gpu-skew); --engine hybrid: gpu-ls-hybrid", () => {
+    const gpu = planEngine({ engine: "gpu", n: 1000, threads: 2, gpu: "hardware" });
+    expect(gpu.sorter.name).toBe("gpu-ls");
+    expect(gpu.routable).toBe(true);
+    expect(plan({ engine: "hybrid", gpu: "software" })).toBe("gpu-ls-hybrid");
+  });
+
+  it("auto: the CPU below its threshold, without a GPU or with only the software one; the GPU at or over it", () => {
+    const low = AUTO_GPU_MIN_BYTES_OVER_SAIS;
+    expect(plan({ n: low - 1, gpu: "hardware" })).toBe("sais");
+    expect(plan({ n: low, gpu: "hardware" })).toBe("gpu-ls");
+    expect(plan({ n: low, gpu: "software" })).toBe("sais");
+    expect(plan({ n: low, gpu: "none" })).toBe("sais");
+    expect(plan({ n: low, gpu: "hardware", gpuMaxLength: low - 1 })).toBe("sais");
+    // on many threads the CPU runs range, which the GPU must beat by more
+    const many = AUTO_RANGE_MIN_THREADS;
+    expect(plan({ n: AUTO_GPU_MIN_BYTES_OVER_RANGE - 1, threads: many, gpu: "hardware" })).toBe("range");
+    expect(plan({ n: AUTO_GPU_MIN_BYTES_OVER_RANGE, threads: many, gpu: "hardware" })).toBe("gpu-ls");
+  });
+
+  it("wantsGpu: auto looks for a device only where the GPU could be chosen", () => {
+    expect(wantsGpu("auto", undefined, AUTO_GPU_MIN_BYTES_OVER_SAIS - 1, 2)).toBe(false);
+    expect(wantsGpu("auto", undefined, AUTO_GPU_MIN_BYTES_OVER_SAIS, 2)).toBe(true);
+    expect(wantsGpu("cpu", undefined, 1 << 30, 2)).toBe(false);
+    expect(wantsGpu("auto", "gpu-ls", 10, 2)).toBe(true);
+    expect(wantsGpu("hybrid", undefined, 10, 2)).toBe(true);
+  });
+});
+
+describe("routing --engine gpu by the text", () => {
+  it("periodic texts look periodic; random texts and the aperiodic hard families do not", () => {
+    const families = new Map(hardFamilies(1 << 16, 3));
+    for (const name of ["one repeated byte", "all NUL", "periodic (abc)^k", "periodic (abcab)^k"]) expect(looksPeriodic(families.get(name)!), name).toBe(true);
+    for (const name of ["Fibonacci", "Thue-Morse", "long runs", "long repeats"]) expect(looksPeriodic(families.get(name)!), name).toBe(false);
+    for (const sigma of [2, 4, 26, 256]) expect(looksPeriodic(randomText(1 << 16, sigma, sigma))).toBe(false);
+    expect(looksPeriodic(new Uint8Array(1000))).toBe(false); // too short to sample: doubling is cheap anyway
+  });
+
+  it("a routable plan goes to gpu-skew on a periodic text; an explicit --algo is never rerouted", () => {
+    const periodic = hardFamilies(1 << 16, 1)[0][1];
+    const gpu = planEngine({ engine: "gpu", n: periodic.length, threads: 2, gpu: "hardware" });
+    expect(routeByText(gpu, periodic).sorter.name).toBe("gpu-skew");
+    expect(routeByText(gpu, randomText(1 << 16, 4, 1)).sorter.name).toBe("gpu-ls");
+    const named = planEngine({ engine: "gpu", algo: "gpu-ls", n: periodic.length, threads: 2, gpu: "hardware" });
+    expect(routeByText(named, periodic).sorter.name).toBe("gpu-ls");
+  });
+});
+
+describe("selectEngine on this machine", () => {
+  it("auto over the GPU threshold: the GPU only with a hardware adapter; never the software one", async () => {
+    const n = AUTO_GPU_MIN_BYTES_OVER_RANGE;
+    // without hardware, selectEngine looks for an adapter itself (and finds none)
+    const found = await selectEngine({ engine: "auto", n, threads: 2, gpu: "hardware", ...(hardware ? { gpuContext: hardware } : {}) });
+    try {
+      expect(found.plan.sorter.name).toBe(hardware ? "gpu-ls" : "sais");
+      expect(found.gpu).toBe(hardware ?? undefined);
+      if (!hardware) expect(found.plan.reason).toMatch(/no hardware GPU/);
+    } finally {
+      found.release();
+    }
+    const software = await selectEngine({ engine: "auto", n, threads: 2, gpu: "software" });
+    expect(software.plan.sorter.engine).toBe("cpu");
+    expect(software.gpu).toBeUndefined();
+  });
+});
+
+describe("the engine option of the API", () => {
+  it("builds with engine cpu; rejects a bad engine and a contradiction with a usage error", async () => {
+    const text = "mississippi";
+    expect(await suffixArray(text, { engine: "cpu" })).toEqual(naiveSuffixArray(new TextEncoder().encode(text)));
+    expect(await suffixArray(text, { engine: "auto", threads: 1 })).toEqual(naiveSuffixArray(new TextEncoder().encode(text)));
+    await expect(suffixArray(text, { engine: "quantum" as never })).rejects.toThrow(/engine must be "auto", "cpu", "gpu", "hybrid"/);
+    await expect(suffixArray(text, { engine: "cpu", algo: "gpu-ls" })).rejects.toMatchObject({ exitCode: 2 });
+  });
+});
+
+describe("sufsort build --engine", () => {
+  const CLI = packagePath("dist", "src", "cli", "main.js");
+  const sufsort = (...args: string[]) => {
+    const env = { ...process.env };
+    delete env.SUFSORT_GPU; // the default adapter mode
+    const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", env });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  const input = () => {
+    const dir = mkdtempSync(join(tmpdir(), "sufsort-engine-"));
+    writeFileSync(join(dir, "t"), randomText(3000, 4, 2));
+    return dir;
+  };
+
+  it("auto (the default) builds a small input on the CPU and says why in --json", () => {
+    const dir = input();
+    const r = sufsort("build", join(dir, "t"), "--json");
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j).toMatchObject({ algo: "sais", engine: "cpu" });
+    expect(j.reason).toMatch(/--engine auto: sais .* below the GPU threshold/);
+  });
+
+  it("a bad engine and a contradiction exit 2 with one line", () => {
+    const dir = input();
+    for (const [args, pattern] of [
+      [["--engine", "fast"], /^sufsort: invalid engine 'fast' \(expected auto, cpu, gpu, hybrid\)$/],
+      [["--engine", "cpu", "--algo", "gpu-ls"], /^sufsort: --engine cpu contradicts --algo gpu-ls/],
+    ] as const) {
+      const r = sufsort("build", join(dir, "t"), ...args);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
+      expect(r.stderr.trimEnd()).toMatch(pattern);
+      expect(existsSync(join(dir, "t.sa"))).toBe(false);
+    }
+  });
+
+  it("--engine gpu and hybrid without a hardware adapter fail with one line and exit 1", async () => {
+    if (hardware !== null) {
+      // a machine with a GPU: the same command builds instead
+      expect(sufsort("build", join(input(), "t"), "--engine", "gpu", "--gpu", "hardware").code).toBe(0);
+      return;
+    }
+    for (const engine of ["gpu", "hybrid"]) {
+      const dir = input();
+      const r = sufsort("build", join(dir, "t"), "--engine", engine, "--gpu", "hardware");
+      expect(r.code).toBe(1);
+      const lines = r.stderr.trimEnd().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(new RegExp(`^sufsort: --engine ${engine}: no hardware GPU available: `));
+      expect(existsSync(join(dir, "t.sa"))).toBe(false);
+    }
+  });
+});

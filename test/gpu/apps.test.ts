@@ -3,6 +3,10 @@
 // (identical ranges and positions to the CPU's, and to a substring scan), on the software adapter
 // with small inputs.
 // Run on a real GPU with SUFSORT_GPU=hardware.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { bwtPlaced, type BwtInHeap } from "../../src/apps/bwt.js";
 import { closePlaced, placeText, resolveSorter } from "../../src/engine/build.js";
@@ -11,6 +15,7 @@ import { WORKGROUP_SIZE } from "../../src/gpu/kernels.js";
 import { SEGSORT_TILE } from "../../src/gpu/primitives/segmented-sort.js";
 import { bwt, FMIndex, SufsortError } from "../../src/index.js";
 import { firstDifference, hardFamilies, naiveSuffixArray, randomText, rng } from "../support/inputs.js";
+import { packagePath } from "../../src/paths.js";
 import { gpuIt, testGpuMode } from "./support.js";
 
 /** The stored BWT (n bytes) and primary index of `text` by `algo`, through the one BWT path. */
@@ -180,4 +185,40 @@ describe("FM-index on the GPU", () => {
     }
     await expect(onGpu.count("a")).rejects.toThrow(/after release/);
   });
+});
+
+describe("GPU applications through the CLI", () => {
+  const sufsort = (dir: string, ...args: string[]) => {
+    const r = spawnSync(process.execPath, [packagePath("dist", "src", "cli", "main.js"), ...args], { cwd: dir });
+    return { code: r.status ?? -1, out: r.stdout, err: r.stderr.toString() };
+  };
+
+  gpuIt("bwt --algo gpu-ls and search --engine gpu write what the CPU writes", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sufsort-gpu-apps-"));
+    const text = randomText(3000, 5, 9).map((b) => 97 + b / 51); // a..e
+    writeFileSync(join(dir, "t"), text);
+    const mode = testGpuMode();
+    expect(sufsort(dir, "bwt", "t", "-o", "cpu.bwt", "--threads", "1").code).toBe(0);
+    expect(sufsort(dir, "bwt", "t", "-o", "gpu.bwt", "--algo", "gpu-ls", "--gpu", mode).code).toBe(0);
+    expect(Buffer.compare(readFileSync(join(dir, "gpu.bwt")), readFileSync(join(dir, "cpu.bwt")))).toBe(0);
+
+    expect(sufsort(dir, "index", "t", "-o", "t.fmi", "--threads", "1").code).toBe(0);
+    // Substrings of the text, and random letters a..f (f is absent) in place of random bytes.
+    const lines = patternsFor(text, 30, 4).map((p) => Array.from(p, (b) => String.fromCharCode(b >= 97 && b <= 101 ? b : 97 + (b % 6))).join(""));
+    writeFileSync(join(dir, "patterns"), lines.join("\n") + "\n");
+    for (const query of [["--count"], ["--locate"], ["--locate", "--limit", "2"]]) {
+      const cpu = sufsort(dir, "search", "t.fmi", "--patterns-file", "patterns", ...query, "--threads", "1");
+      const gpu = sufsort(dir, "search", "t.fmi", "--patterns-file", "patterns", ...query, "--engine", "gpu", "--gpu", mode);
+      expect(cpu.code).toBe(0);
+      expect(cpu.out.toString()).toMatch(/\t[1-9]/);
+      expect(gpu.code, gpu.err).toBe(0);
+      expect(gpu.out.toString()).toBe(cpu.out.toString());
+    }
+    const empty = sufsort(dir, "search", "t.fmi", "", "--gpu", mode);
+    expect(empty.code).toBe(2);
+    expect(empty.err).toMatch(/pattern 1 is empty/);
+    const bad = sufsort(dir, "search", "t.fmi", "a", "--engine", "fast");
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/invalid engine 'fast'/);
+  }, 120_000);
 });

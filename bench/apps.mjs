@@ -8,6 +8,15 @@
 //   text (patterns/s, pattern bytes/s), and locate of P/10 of them (occurrences/s).
 // Prints a markdown table row per file. With --threads N > 1 the application kernels run through the
 // CPU executor (src/cpu/executor.ts: createExecutor) when this build has it, else the run stops.
+//
+// GPU figures (when SUFSORT_GPU is set, or with --gpu MODE; one device for the whole run):
+//   SUFSORT_GPU=hardware node bench/apps.mjs FILE... [--gpu-algo gpu-ls] [--threads N]
+// adds a second table: the BWT on the GPU (--gpu-algo's SA build and the BWT kernel, text upload and
+// the n-byte download included; one untimed warm-up run first compiles the shaders), the same count
+// of P patterns on the GPU (pattern packing and upload, kernel and readback of the ranges included;
+// the index upload reported apart; one untimed warm-up) and the locate of P/10 of them, beside the
+// CPU figures of the first table. The GPU BWT, counts and positions are checked equal to the CPU's;
+// a mismatch stops the run.
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { placeText, buildPlaced, resolveSorter } from "../dist/src/engine/build.js";
@@ -15,6 +24,11 @@ import { bwtFromSAInHeap, unbwtInHeap } from "../dist/src/apps/bwt.js";
 import { lcpInHeap } from "../dist/src/apps/lcp.js";
 import { FMIndexImage } from "../dist/src/apps/fmindex.js";
 import { createExecutor } from "../dist/src/cpu/executor.js";
+import { bwtPlaced } from "../dist/src/apps/bwt.js";
+import { searchPatterns } from "../dist/src/apps/fmindex.js";
+import { closePlaced } from "../dist/src/engine/build.js";
+import { acquireGpu, resolveGpuMode } from "../dist/src/gpu/device.js";
+import { DeviceFMIndex } from "../dist/src/gpu/apps/fm-search.js";
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -28,6 +42,17 @@ const runs = opt("runs", 3);
 const patternCount = opt("patterns", 1_000_000);
 const patternLength = opt("length", 20);
 const threads = opt("threads", 1);
+const textOpt = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  if (i < 0) return fallback;
+  const v = args[i + 1];
+  args.splice(i, 2);
+  return v;
+};
+const gpuMode = textOpt("gpu", process.env.SUFSORT_GPU);
+const gpuAlgo = textOpt("gpu-algo", "gpu-ls");
+const gpu = gpuMode === undefined ? null : await acquireGpu({ mode: resolveGpuMode(gpuMode), required: true });
+const gpuRows = [];
 const best = (xs) => Math.min(...xs);
 const time = async (fn) => {
   const t0 = performance.now();
@@ -76,6 +101,8 @@ for (const file of args) {
   // The stored BWT: L without the primary row.
   const L = heap.u8(bwtPtr, n + 1);
   L.copyWithin(primary, primary + 1);
+  const cpuBwt = gpu ? Buffer.from(heap.u8(bwtPtr, n)) : undefined;
+  const cpuPrimary = primary;
   const outPtr = heap.alloc(n);
   const unbwtTimes = [];
   for (let r = 0; r < runs; r++) unbwtTimes.push(await time(() => unbwtInHeap(heap, runner, bwtPtr, n, primary, outPtr)));
@@ -105,16 +132,19 @@ for (const file of args) {
     patterns.push(text.subarray(at, at + patternLength));
   }
   const countTimes = [];
-  for (let r = 0; r < runs; r++) countTimes.push(await time(() => index.search(patterns)));
+  let cpuCounts;
+  for (let r = 0; r < runs; r++) countTimes.push(await time(async () => (cpuCounts = await index.search(patterns))));
   const tCount = best(countTimes);
   const few = patterns.slice(0, Math.max(1, Math.floor(patternCount / 10)));
   let occurrences = 0;
   const locateTimes = [];
+  let cpuLocated;
   for (let r = 0; r < runs; r++) {
     locateTimes.push(
       await time(async () => {
         const res = await index.search(few, { locate: true });
         occurrences = res.reduce((s, x) => s + x.count, 0);
+        cpuLocated = res;
       }),
     );
   }
@@ -123,5 +153,65 @@ for (const file of args) {
   console.log(
     `| ${basename(file)} | ${n} | ${tSa.toFixed(2)} | ${f(mb / tB)} | ${f(mb / (tSa + tB))} | ${f(mb / best(unbwtTimes))} | ${f(mb / best(lcpTimes))} | ${f(mb / (tSa + tIndex))} | ${f(mb / tIndex)} | ${(index.layout.fileBytes / n).toFixed(2)} | ${(patternCount / tCount / 1e6).toFixed(2)} M | ${((patternCount * patternLength) / tCount / 1e6).toFixed(1)} M | ${(occurrences / tLocate / 1e6).toFixed(2)} M |`,
   );
+  if (gpu) {
+    const g = await gpuFigures(text, cpuBwt, cpuPrimary, index, patterns, cpuCounts, few, cpuLocated);
+    gpuRows.push(
+      `| ${basename(file)} | ${n} | ${gpuAlgo} | ${f(mb / g.tBwt)} | ${f(mb / (tSa + tB))} | ${g.tUpload.toFixed(3)} | ${(patternCount / g.tCount / 1e6).toFixed(2)} M | ${((patternCount * patternLength) / g.tCount / 1e6).toFixed(1)} M | ${(patternCount / tCount / 1e6).toFixed(2)} M | ${((patternCount * patternLength) / tCount / 1e6).toFixed(1)} M | ${(occurrences / g.tLocate / 1e6).toFixed(2)} M | ${(occurrences / tLocate / 1e6).toFixed(2)} M | yes |`,
+    );
+  }
 }
 for (const e of executors) await e.close();
+if (gpu) {
+  console.log(`\nGPU: ${gpu.adapterInfo}; CPU figures with --threads ${threads}; ${patternCount} patterns of length ${patternLength}, locate of ${Math.max(1, Math.floor(patternCount / 10))}; best of ${runs}`);
+  console.log(`| input | n | GPU algo | GPU BWT incl. SA MB/s | CPU BWT incl. SA MB/s | index upload s | GPU count patterns/s | GPU count chars/s | CPU count patterns/s | CPU count chars/s | GPU locate occ/s | CPU locate occ/s | equal to CPU |`);
+  console.log(`|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|`);
+  for (const row of gpuRows) console.log(row);
+  gpu.release();
+}
+
+/** The GPU's BWT, count and locate on one file, checked against the CPU's results. */
+async function gpuFigures(text, cpuBwt, cpuPrimary, index, patterns, cpuCounts, few, cpuLocated) {
+  const n = text.length;
+  const placed = placeText(n, resolveSorter(gpuAlgo), threads);
+  placed.heap.u8(placed.textPtr, n).set(text);
+  const base = placed.heap.used;
+  const bwtTimes = [];
+  for (let r = 0; r <= runs; r++) {
+    placed.heap.release(base);
+    const t0 = performance.now();
+    const got = await bwtPlaced(placed, { gpuContext: gpu });
+    const seconds = (performance.now() - t0) / 1000;
+    if (r > 0) bwtTimes.push(seconds); // run 0 compiles the shaders
+    const stored = Buffer.concat([got.parts[0], got.parts[1]]);
+    if (got.primary !== cpuPrimary || Buffer.compare(stored, cpuBwt) !== 0) throw new Error(`GPU BWT (${gpuAlgo}) differs from the CPU's`);
+  }
+  await closePlaced(placed);
+
+  const t0 = performance.now();
+  const device = new DeviceFMIndex(gpu, index);
+  await gpu.finish();
+  const tUpload = (performance.now() - t0) / 1000;
+  const countOnGpu = () => searchPatterns(patterns, {}, (bytes, spans) => device.searchPacked(bytes, spans));
+  const countTimes = [];
+  for (let r = 0; r <= runs; r++) {
+    let got;
+    const seconds = await time(async () => (got = await countOnGpu()));
+    if (r > 0) countTimes.push(seconds);
+    for (let q = 0; q < patterns.length; q++) {
+      if (got[q].count !== cpuCounts[q].count) throw new Error(`GPU count of pattern ${q} is ${got[q].count}, the CPU's ${cpuCounts[q].count}`);
+    }
+  }
+  const locateTimes = [];
+  for (let r = 0; r <= runs; r++) {
+    let got;
+    const seconds = await time(async () => (got = await searchPatterns(few, { locate: true }, (bytes, spans) => device.searchPacked(bytes, spans, { locate: true }))));
+    if (r > 0) locateTimes.push(seconds);
+    for (let q = 0; q < few.length; q++) {
+      if (Buffer.compare(Buffer.from(got[q].positions.buffer, got[q].positions.byteOffset, got[q].positions.byteLength), Buffer.from(cpuLocated[q].positions.buffer, cpuLocated[q].positions.byteOffset, cpuLocated[q].positions.byteLength)) !== 0) {
+        throw new Error(`GPU locate of pattern ${q} differs from the CPU's`);
+      }
+    }
+  }
+  device.release();
+  return { tBwt: best(bwtTimes), tUpload, tCount: best(countTimes), tLocate: best(locateTimes) };
+}

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Benchmarks of the applications (run after `npm run build`):
-//   node bench/apps.mjs FILE... [--runs R] [--patterns P] [--length L] [--threads N]
+//   node bench/apps.mjs INPUT... [--runs R] [--patterns P] [--length L] [--threads N]
+// An INPUT is a file, a file.xz (decompressed with xz -dc), or gen:KIND:SIZE (a generated input as
+// in `sufsort bench --gen`: dna, random, text26, repeat; e.g. gen:text26:64MiB).
 // For each file, times (best of R runs: other processes only ever slow a run down; MB = 10^6
 // bytes; no file I/O in any figure):
 //   SA build (the default sorter), BWT from the SA, BWT total (SA + BWT), unBWT, LCP given the SA,
@@ -18,6 +20,8 @@
 // CPU figures of the first table. The GPU BWT, counts and positions are checked equal to the CPU's;
 // a mismatch stops the run.
 import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { generate } from "../dist/src/bench/inputs.js";
 import { basename } from "node:path";
 import { placeText, buildPlaced, resolveSorter } from "../dist/src/engine/build.js";
 import { bwtFromSAInHeap, unbwtInHeap } from "../dist/src/apps/bwt.js";
@@ -70,8 +74,15 @@ async function runnerFor(heap) {
   return executor;
 }
 
+/** The bytes of an INPUT argument. */
+function load(input) {
+  if (input.startsWith("gen:")) return Buffer.from(generate(input.slice(4)).bytes.buffer);
+  if (input.endsWith(".xz")) return execFileSync("xz", ["-dc", input], { maxBuffer: 2 ** 31 - 1 });
+  return readFileSync(input);
+}
+
 for (const file of args) {
-  const text = readFileSync(file);
+  const text = load(file);
   const n = text.length;
   const mb = n / 1e6;
   const sorter = resolveSorter();

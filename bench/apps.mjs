@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Benchmarks of the applications (run after `npm run build`):
 //   node bench/apps.mjs INPUT... [--runs R] [--patterns P] [--length L] [--threads N]
-// An INPUT is a file, a file.xz (decompressed with xz -dc), or gen:KIND:SIZE (a generated input as
-// in `sufsort bench --gen`: dna, random, text26, repeat; e.g. gen:text26:64MiB).
+// An INPUT is a file, a file.xz (decompressed with xz -dc) or file.gz, gen:KIND:SIZE (a generated
+// input as in `sufsort bench --gen`: dna, random, text26, repeat; e.g. gen:text26:64MiB), or several
+// of these joined by '+' (concatenated, e.g. a.xz+b.xz).
 // For each file, times (best of R runs: other processes only ever slow a run down; MB = 10^6
 // bytes; no file I/O in any figure):
 //   SA build (the default sorter), BWT from the SA, BWT total (SA + BWT), unBWT, LCP given the SA,
@@ -14,13 +15,15 @@
 // GPU figures (when SUFSORT_GPU is set, or with --gpu MODE; one device for the whole run):
 //   SUFSORT_GPU=hardware node bench/apps.mjs FILE... [--gpu-algo gpu-ls] [--threads N]
 // adds a second table: the BWT on the GPU (--gpu-algo's SA build and the BWT kernel, text upload and
-// the n-byte download included; one untimed warm-up run first compiles the shaders), the same count
+// the n-byte download included; one untimed warm-up run first compiles the shaders; "its BWT step" is
+// the BWT kernels and the download alone, best of the runs), the same count
 // of P patterns on the GPU (pattern packing and upload, kernel and readback of the ranges included;
 // the index upload reported apart; one untimed warm-up) and the locate of P/10 of them, beside the
 // CPU figures of the first table. The GPU BWT, counts and positions are checked equal to the CPU's;
 // a mismatch stops the run.
 import { readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
+import { gunzipSync } from "node:zlib";
 import { generate } from "../dist/src/bench/inputs.js";
 import { basename } from "node:path";
 import { placeText, buildPlaced, resolveSorter } from "../dist/src/engine/build.js";
@@ -74,8 +77,12 @@ async function runnerFor(heap) {
   return executor;
 }
 
+const nameOf = (input) => input.split("+").map((part) => basename(part)).join("+");
+
 /** The bytes of an INPUT argument. */
 function load(input) {
+  if (input.includes("+")) return Buffer.concat(input.split("+").map(load));
+  if (input.endsWith(".gz")) return gunzipSync(readFileSync(input));
   if (input.startsWith("gen:")) return Buffer.from(generate(input.slice(4)).bytes.buffer);
   if (input.endsWith(".xz")) return execFileSync("xz", ["-dc", input], { maxBuffer: 2 ** 31 - 1 });
   return readFileSync(input);
@@ -162,20 +169,20 @@ for (const file of args) {
   const tLocate = best(locateTimes);
   const f = (v) => (v >= 100 ? v.toFixed(0) : v.toFixed(1));
   console.log(
-    `| ${basename(file)} | ${n} | ${tSa.toFixed(2)} | ${f(mb / tB)} | ${f(mb / (tSa + tB))} | ${f(mb / best(unbwtTimes))} | ${f(mb / best(lcpTimes))} | ${f(mb / (tSa + tIndex))} | ${f(mb / tIndex)} | ${(index.layout.fileBytes / n).toFixed(2)} | ${(patternCount / tCount / 1e6).toFixed(2)} M | ${((patternCount * patternLength) / tCount / 1e6).toFixed(1)} M | ${(occurrences / tLocate / 1e6).toFixed(2)} M |`,
+    `| ${nameOf(file)} | ${n} | ${tSa.toFixed(2)} | ${f(mb / tB)} | ${f(mb / (tSa + tB))} | ${f(mb / best(unbwtTimes))} | ${f(mb / best(lcpTimes))} | ${f(mb / (tSa + tIndex))} | ${f(mb / tIndex)} | ${(index.layout.fileBytes / n).toFixed(2)} | ${(patternCount / tCount / 1e6).toFixed(2)} M | ${((patternCount * patternLength) / tCount / 1e6).toFixed(1)} M | ${(occurrences / tLocate / 1e6).toFixed(2)} M |`,
   );
   if (gpu) {
     const g = await gpuFigures(text, cpuBwt, cpuPrimary, index, patterns, cpuCounts, few, cpuLocated);
     gpuRows.push(
-      `| ${basename(file)} | ${n} | ${gpuAlgo} | ${f(mb / g.tBwt)} | ${f(mb / (tSa + tB))} | ${g.tUpload.toFixed(3)} | ${(patternCount / g.tCount / 1e6).toFixed(2)} M | ${((patternCount * patternLength) / g.tCount / 1e6).toFixed(1)} M | ${(patternCount / tCount / 1e6).toFixed(2)} M | ${((patternCount * patternLength) / tCount / 1e6).toFixed(1)} M | ${(occurrences / g.tLocate / 1e6).toFixed(2)} M | ${(occurrences / tLocate / 1e6).toFixed(2)} M | yes |`,
+      `| ${nameOf(file)} | ${n} | ${gpuAlgo} | ${f(mb / g.tBwt)} | ${(g.tBwtStep * 1000).toFixed(1)} | ${f(mb / (tSa + tB))} | ${g.tUpload.toFixed(3)} | ${(patternCount / g.tCount / 1e6).toFixed(2)} M | ${((patternCount * patternLength) / g.tCount / 1e6).toFixed(1)} M | ${(patternCount / tCount / 1e6).toFixed(2)} M | ${((patternCount * patternLength) / tCount / 1e6).toFixed(1)} M | ${(occurrences / g.tLocate / 1e6).toFixed(2)} M | ${(occurrences / tLocate / 1e6).toFixed(2)} M | yes |`,
     );
   }
 }
 for (const e of executors) await e.close();
 if (gpu) {
   console.log(`\nGPU: ${gpu.adapterInfo}; CPU figures with --threads ${threads}; ${patternCount} patterns of length ${patternLength}, locate of ${Math.max(1, Math.floor(patternCount / 10))}; best of ${runs}`);
-  console.log(`| input | n | GPU algo | GPU BWT incl. SA MB/s | CPU BWT incl. SA MB/s | index upload s | GPU count patterns/s | GPU count chars/s | CPU count patterns/s | CPU count chars/s | GPU locate occ/s | CPU locate occ/s | equal to CPU |`);
-  console.log(`|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|`);
+  console.log(`| input | n | GPU algo | GPU BWT incl. SA MB/s | its BWT step ms | CPU BWT incl. SA MB/s | index upload s | GPU count patterns/s | GPU count chars/s | CPU count patterns/s | CPU count chars/s | GPU locate occ/s | CPU locate occ/s | equal to CPU |`);
+  console.log(`|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|`);
   for (const row of gpuRows) console.log(row);
   gpu.release();
 }
@@ -187,12 +194,14 @@ async function gpuFigures(text, cpuBwt, cpuPrimary, index, patterns, cpuCounts, 
   placed.heap.u8(placed.textPtr, n).set(text);
   const base = placed.heap.used;
   const bwtTimes = [];
+  const bwtSteps = [];
   for (let r = 0; r <= runs; r++) {
     placed.heap.release(base);
     const t0 = performance.now();
     const got = await bwtPlaced(placed, { gpuContext: gpu });
     const seconds = (performance.now() - t0) / 1000;
     if (r > 0) bwtTimes.push(seconds); // run 0 compiles the shaders
+    if (r > 0) bwtSteps.push(got.bwtSeconds);
     const stored = Buffer.concat([got.parts[0], got.parts[1]]);
     if (got.primary !== cpuPrimary || Buffer.compare(stored, cpuBwt) !== 0) throw new Error(`GPU BWT (${gpuAlgo}) differs from the CPU's`);
   }
@@ -224,5 +233,5 @@ async function gpuFigures(text, cpuBwt, cpuPrimary, index, patterns, cpuCounts, 
     }
   }
   device.release();
-  return { tBwt: best(bwtTimes), tUpload, tCount: best(countTimes), tLocate: best(locateTimes) };
+  return { tBwt: best(bwtTimes), tBwtStep: best(bwtSteps), tUpload, tCount: best(countTimes), tLocate: best(locateTimes) };
 }

@@ -36,8 +36,8 @@ struct Params {
 @group(0) @binding(6) var<storage, read_write> positions: array<u32>;
 @group(0) @binding(7) var<storage, read_write> status: atomic<u32>;
 
-const CODES_AT: u32 = 32u;   // codeOf: u32[256] at byte 128
-const BOUNDS_AT: u32 = 288u; // C: u32[sigma + 1] at byte 1152
+// CODES_AT (codeOf: u32[256]) and BOUNDS_AT (C: u32[sigma + 1]), word offsets in the image, are
+// prepended by the host (src/gpu/apps/fm-search.ts).
 const ABSENT: u32 = 0xffffffffu;
 
 fn element(lid: u32, wid: vec3<u32>, nwg: vec3<u32>) -> u32 {

@@ -32,8 +32,9 @@ export const FM_MAGIC = "SUFSFMIX";
 export const FM_VERSION = 1;
 export const FM_HEADER_BYTES = 128;
 export const DEFAULT_SAMPLE_RATE = 32;
-const CODES_OFFSET = 128;
-const BOUNDS_OFFSET = CODES_OFFSET + 1024;
+/** Byte offsets of codeOf and C in every image (the GPU search binds the image as it is). */
+export const CODES_OFFSET = 128;
+export const BOUNDS_OFFSET = CODES_OFFSET + 1024;
 const ABSENT = 0xffffffff;
 /** Smallest block count (b) and the factor relating it to sigma's count words. */
 const MIN_BLOCK_ROWS = 256;

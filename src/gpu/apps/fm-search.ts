@@ -9,7 +9,7 @@
 // about 1.8 bytes per text byte for 256 distinct bytes; 128 MiB on llvmpipe), and so must the
 // patterns' bytes.
 import { failure } from "../../errors.js";
-import type { FMIndexImage, PackedResults } from "../../apps/fmindex.js";
+import { BOUNDS_OFFSET, CODES_OFFSET, type FMIndexImage, type PackedResults } from "../../apps/fmindex.js";
 import type { GpuContext } from "../device.js";
 import { STORAGE_USAGE } from "../buffers.js";
 import { checkBinding, GpuBatch, pipeline, readU32, upload, WORKGROUP_SIZE, writeInto, type Binding } from "../kernels.js";
@@ -17,7 +17,8 @@ import { checkBinding, GpuBatch, pipeline, readU32, upload, WORKGROUP_SIZE, writ
 /** Patterns per count dispatch, and output slots per locate dispatch (bounds the buffers of one step). */
 const PATTERNS_PER_DISPATCH = 1 << 22;
 const SLOTS_PER_DISPATCH = 1 << 24;
-const IMAGE_HEADER_FIELDS = { blocksOffset: 72, samplesOffset: 80 };
+/** Word offsets of the image's fixed tables, compiled into the shader. */
+const TABLES = { CODES_AT: CODES_OFFSET / 4, BOUNDS_AT: BOUNDS_OFFSET / 4 };
 
 /** An FM-index image on a device. */
 export class DeviceFMIndex {
@@ -32,11 +33,8 @@ export class DeviceFMIndex {
     // Its own buffer of the exact size (a pool size class could exceed the binding limit).
     this.image = gpu.device.createBuffer({ size: L.fileBytes, usage: STORAGE_USAGE, label: "FM-index image" });
     writeInto(gpu, this.image, 0, words);
-    const view = new DataView(index.heap.memory.buffer, index.ptr, 128);
-    const blocksAt = Number(view.getBigUint64(IMAGE_HEADER_FIELDS.blocksOffset, true)) / 4;
-    const samplesAt = Number(view.getBigUint64(IMAGE_HEADER_FIELDS.samplesOffset, true)) / 4;
     // Params after (count, first): see the Params struct in wgsl/fm_search.wgsl.
-    this.fields = [L.n, L.primary, Math.log2(L.blockRows), L.blockBytes / 4, blocksAt, samplesAt, L.marksAt / 4, L.bytesAt / 4, L.sampleRate];
+    this.fields = [L.n, L.primary, Math.log2(L.blockRows), L.blockBytes / 4, L.blocksOffset / 4, L.samplesOffset / 4, L.marksAt / 4, L.bytesAt / 4, L.sampleRate];
   }
 
   /** Bytes of the image on the device. */
@@ -74,7 +72,7 @@ export class DeviceFMIndex {
       const rangeBuffer = pool.acquire(8 * m, undefined, "FM ranges");
       held.push(rangeBuffer);
       const batch = new GpuBatch(gpu, "FM count");
-      const countPipe = pipeline(gpu, { file: "fm_search.wgsl", entry: "count" });
+      const countPipe = pipeline(gpu, { file: "fm_search.wgsl", entry: "count", constants: TABLES });
       for (let first = 0; first < m; first += PATTERNS_PER_DISPATCH) {
         const count = Math.min(PATTERNS_PER_DISPATCH, m - first);
         const bindings = [image, exact(patternBuffer, 4 * packed.length), exact(spanBuffer, 8 * m), exact(rangeBuffer, 8 * m)];
@@ -108,7 +106,7 @@ export class DeviceFMIndex {
       const out = gpu.pool.acquire(4 * chunk, undefined, "FM positions");
       const status = gpu.pool.acquire(4, undefined, "FM locate status");
       try {
-        const locatePipe = pipeline(gpu, { file: "fm_search.wgsl", entry: "locate" });
+        const locatePipe = pipeline(gpu, { file: "fm_search.wgsl", entry: "locate", constants: TABLES });
         const batch0 = new GpuBatch(gpu, "FM locate status");
         batch0.clear(status, 0, 4);
         batch0.submit();

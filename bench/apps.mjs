@@ -16,11 +16,13 @@
 //   SUFSORT_GPU=hardware node bench/apps.mjs FILE... [--gpu-algo gpu-ls] [--threads N]
 // adds a second table: the BWT on the GPU (--gpu-algo's SA build and the BWT kernel, text upload and
 // the n-byte download included; one untimed warm-up run first compiles the shaders; "its BWT step" is
-// the BWT kernels and the download alone, best of the runs), the same count
-// of P patterns on the GPU (pattern packing and upload, kernel and readback of the ranges included;
-// the index upload reported apart; one untimed warm-up) and the locate of P/10 of them, beside the
-// CPU figures of the first table. The GPU BWT, counts and positions are checked equal to the CPU's;
-// a mismatch stops the run.
+// the BWT kernels and the download alone, best of the runs) beside the CPU's BWT incl. SA of the first
+// table; the count of the same P patterns packed once into bytes + spans (as `sufsort search` reads
+// them) on the GPU (upload of the patterns, kernel, readback of the row ranges; the index upload
+// reported apart; one untimed warm-up) and on the CPU executor (--threads N), and on the GPU through
+// the API shape (an array of patterns in, an object per pattern out: the host's packing included);
+// the locate of P/10 of them, packed, on both. The GPU BWT, row ranges and positions are checked
+// equal to the CPU's; a mismatch stops the run.
 import { readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { gunzipSync } from "node:zlib";
@@ -156,13 +158,11 @@ for (const file of args) {
   const few = patterns.slice(0, Math.max(1, Math.floor(patternCount / 10)));
   let occurrences = 0;
   const locateTimes = [];
-  let cpuLocated;
   for (let r = 0; r < runs; r++) {
     locateTimes.push(
       await time(async () => {
         const res = await index.search(few, { locate: true });
         occurrences = res.reduce((s, x) => s + x.count, 0);
-        cpuLocated = res;
       }),
     );
   }
@@ -172,23 +172,25 @@ for (const file of args) {
     `| ${nameOf(file)} | ${n} | ${tSa.toFixed(2)} | ${f(mb / tB)} | ${f(mb / (tSa + tB))} | ${f(mb / best(unbwtTimes))} | ${f(mb / best(lcpTimes))} | ${f(mb / (tSa + tIndex))} | ${f(mb / tIndex)} | ${(index.layout.fileBytes / n).toFixed(2)} | ${(patternCount / tCount / 1e6).toFixed(2)} M | ${((patternCount * patternLength) / tCount / 1e6).toFixed(1)} M | ${(occurrences / tLocate / 1e6).toFixed(2)} M |`,
   );
   if (gpu) {
-    const g = await gpuFigures(text, cpuBwt, cpuPrimary, index, patterns, cpuCounts, few, cpuLocated);
+    const g = await gpuFigures(text, cpuBwt, cpuPrimary, index, patterns, cpuCounts, few);
+    const perS = (count, t) => `${(count / t / 1e6).toFixed(2)} M`;
+    const chars = patternCount * patternLength;
     gpuRows.push(
-      `| ${nameOf(file)} | ${n} | ${gpuAlgo} | ${f(mb / g.tBwt)} | ${(g.tBwtStep * 1000).toFixed(1)} | ${f(mb / (tSa + tB))} | ${g.tUpload.toFixed(3)} | ${(patternCount / g.tCount / 1e6).toFixed(2)} M | ${((patternCount * patternLength) / g.tCount / 1e6).toFixed(1)} M | ${(patternCount / tCount / 1e6).toFixed(2)} M | ${((patternCount * patternLength) / tCount / 1e6).toFixed(1)} M | ${(occurrences / g.tLocate / 1e6).toFixed(2)} M | ${(occurrences / tLocate / 1e6).toFixed(2)} M | yes |`,
+      `| ${nameOf(file)} | ${n} | ${gpuAlgo} | ${f(mb / g.tBwt)} | ${(g.tBwtStep * 1000).toFixed(1)} | ${f(mb / (tSa + tB))} | ${g.tUpload.toFixed(3)} | ${perS(patternCount, g.tCount)} | ${perS(chars, g.tCount)} | ${perS(patternCount, g.tCpuCount)} | ${perS(chars, g.tCpuCount)} | ${perS(chars, g.tApi)} | ${perS(g.occurrences, g.tLocate)} | ${perS(g.occurrences, g.tCpuLocate)} | yes |`,
     );
   }
 }
 for (const e of executors) await e.close();
 if (gpu) {
   console.log(`\nGPU: ${gpu.adapterInfo}; CPU figures with --threads ${threads}; ${patternCount} patterns of length ${patternLength}, locate of ${Math.max(1, Math.floor(patternCount / 10))}; best of ${runs}`);
-  console.log(`| input | n | GPU algo | GPU BWT incl. SA MB/s | its BWT step ms | CPU BWT incl. SA MB/s | index upload s | GPU count patterns/s | GPU count chars/s | CPU count patterns/s | CPU count chars/s | GPU locate occ/s | CPU locate occ/s | equal to CPU |`);
-  console.log(`|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|`);
+  console.log(`| input | n | GPU algo | GPU BWT incl. SA MB/s | its BWT step ms | CPU BWT incl. SA MB/s | index upload s | GPU count patterns/s | GPU count chars/s | CPU count patterns/s | CPU count chars/s | GPU count via API chars/s | GPU locate occ/s | CPU locate occ/s | equal to CPU |`);
+  console.log(`|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|`);
   for (const row of gpuRows) console.log(row);
   gpu.release();
 }
 
 /** The GPU's BWT, count and locate on one file, checked against the CPU's results. */
-async function gpuFigures(text, cpuBwt, cpuPrimary, index, patterns, cpuCounts, few, cpuLocated) {
+async function gpuFigures(text, cpuBwt, cpuPrimary, index, patterns, cpuCounts, few) {
   const n = text.length;
   const placed = placeText(n, resolveSorter(gpuAlgo), threads);
   placed.heap.u8(placed.textPtr, n).set(text);
@@ -211,27 +213,61 @@ async function gpuFigures(text, cpuBwt, cpuPrimary, index, patterns, cpuCounts, 
   const device = new DeviceFMIndex(gpu, index);
   await gpu.finish();
   const tUpload = (performance.now() - t0) / 1000;
-  const countOnGpu = () => searchPatterns(patterns, {}, (bytes, spans) => device.searchPacked(bytes, spans));
+
+  // Batches packed once (bytes + spans), as the CLI reads them: both engines time only the search.
+  const all = pack(patterns);
+  const some = pack(few);
+  const sameWords = (a, b) => a.length === b.length && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
+  const cpuCountTimes = [];
+  let want;
+  for (let r = 0; r < runs; r++) cpuCountTimes.push(await time(async () => (want = await index.searchPacked(all.bytes, all.spans))));
   const countTimes = [];
   for (let r = 0; r <= runs; r++) {
     let got;
-    const seconds = await time(async () => (got = await countOnGpu()));
-    if (r > 0) countTimes.push(seconds);
+    const seconds = await time(async () => (got = await device.searchPacked(all.bytes, all.spans)));
+    if (r > 0) countTimes.push(seconds); // run 0 compiles the shaders
+    if (!sameWords(got.ranges, want.ranges)) throw new Error("GPU count: row ranges differ from the CPU's");
+  }
+  // Through the API (FMIndex.search's shape: an array of patterns in, one object per pattern out).
+  const apiTimes = [];
+  for (let r = 0; r < runs; r++) {
+    let got;
+    apiTimes.push(await time(async () => (got = await searchPatterns(patterns, {}, (bytes, spans) => device.searchPacked(bytes, spans)))));
     for (let q = 0; q < patterns.length; q++) {
       if (got[q].count !== cpuCounts[q].count) throw new Error(`GPU count of pattern ${q} is ${got[q].count}, the CPU's ${cpuCounts[q].count}`);
     }
   }
+  const cpuLocateTimes = [];
+  let wantLocated;
+  for (let r = 0; r < runs; r++) cpuLocateTimes.push(await time(async () => (wantLocated = await index.searchPacked(some.bytes, some.spans, { locate: true }))));
   const locateTimes = [];
   for (let r = 0; r <= runs; r++) {
     let got;
-    const seconds = await time(async () => (got = await searchPatterns(few, { locate: true }, (bytes, spans) => device.searchPacked(bytes, spans, { locate: true }))));
+    const seconds = await time(async () => (got = await device.searchPacked(some.bytes, some.spans, { locate: true })));
     if (r > 0) locateTimes.push(seconds);
-    for (let q = 0; q < few.length; q++) {
-      if (Buffer.compare(Buffer.from(got[q].positions.buffer, got[q].positions.byteOffset, got[q].positions.byteLength), Buffer.from(cpuLocated[q].positions.buffer, cpuLocated[q].positions.byteOffset, cpuLocated[q].positions.byteLength)) !== 0) {
-        throw new Error(`GPU locate of pattern ${q} differs from the CPU's`);
-      }
+    if (!sameWords(got.positionStarts, wantLocated.positionStarts) || !sameWords(got.positions, wantLocated.positions)) {
+      throw new Error("GPU locate: positions differ from the CPU's");
     }
   }
+  const occurrences = wantLocated.positions.length;
   device.release();
-  return { tBwt: best(bwtTimes), tBwtStep: best(bwtSteps), tUpload, tCount: best(countTimes), tLocate: best(locateTimes) };
+  return {
+    tBwt: best(bwtTimes), tBwtStep: best(bwtSteps), tUpload, tCount: best(countTimes), tCpuCount: best(cpuCountTimes), tApi: best(apiTimes),
+    occurrences, tLocate: best(locateTimes), tCpuLocate: best(cpuLocateTimes),
+  };
+}
+
+/** Patterns as one byte array and [start, end) spans. */
+function pack(list) {
+  let total = 0;
+  for (const p of list) total += p.length;
+  const bytes = new Uint8Array(total);
+  const spans = new Uint32Array(2 * list.length);
+  let at = 0;
+  list.forEach((p, i) => {
+    bytes.set(p, at);
+    spans[2 * i] = at;
+    spans[2 * i + 1] = at += p.length;
+  });
+  return { bytes, spans };
 }

@@ -214,6 +214,10 @@ describe("GPU applications through the CLI", () => {
       expect(gpu.code, gpu.err).toBe(0);
       expect(gpu.out.toString()).toBe(cpu.out.toString());
     }
+    // auto: the GPU of SUFSORT_GPU's mode (hardware by default) when there is one, else the CPU.
+    const auto = sufsort(dir, "search", "t.fmi", "--patterns-file", "patterns", "--engine", "auto");
+    expect(auto.code, auto.err).toBe(0);
+    expect(auto.out.toString()).toBe(sufsort(dir, "search", "t.fmi", "--patterns-file", "patterns").out.toString());
     const empty = sufsort(dir, "search", "t.fmi", "", "--gpu", mode);
     expect(empty.code).toBe(2);
     expect(empty.err).toMatch(/pattern 1 is empty/);

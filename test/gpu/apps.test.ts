@@ -16,6 +16,9 @@ import { SEGSORT_TILE } from "../../src/gpu/primitives/segmented-sort.js";
 import { bwt, FMIndex, SufsortError } from "../../src/index.js";
 import { firstDifference, hardFamilies, naiveSuffixArray, randomText, rng } from "../support/inputs.js";
 import { packagePath } from "../../src/paths.js";
+import { readU32 } from "../../src/gpu/kernels.js";
+import { SequentialExecutor } from "../../src/cpu/executor.js";
+import { SharedHeap } from "../../src/cpu/memory.js";
 import { gpuIt, testGpuMode } from "./support.js";
 
 /** The stored BWT (n bytes) and primary index of `text` by `algo`, through the one BWT path. */
@@ -50,6 +53,38 @@ async function expectLikeCpu(gpu: GpuContext, algo: string, text: Uint8Array, wh
   expect(at, `${algo} BWT of ${what} (n = ${text.length}): first difference at ${at} (got ${got.bwt[at]}, want ${want.bwt[at]})`).toBe(-1);
   expect(got.primary, `${algo} primary index of ${what} (n = ${text.length})`).toBe(want.primary);
 }
+
+describe("GPU sorters hand their SA over on the device", () => {
+  gpuIt("the consumer gets the SA and the packed text; the heap's SA region is left alone", async (gpu) => {
+    for (const algo of ["gpu-ls", "gpu-osipov", "gpu-skew", "gpu-spd"]) {
+      for (const text of [randomText(2, 2, 1), randomText(1001, 4, 2), hardFamilies(300, 3)[0][1]]) {
+        const n = text.length;
+        const heap = new SharedHeap(8 * n + (1 << 16));
+        const textPtr = heap.alloc(n);
+        heap.u8(textPtr, n).set(text);
+        const saPtr = heap.alloc(4 * n);
+        heap.u32(saPtr, n).fill(0xdeadbeef);
+        const executor = new SequentialExecutor(heap);
+        let calls = 0;
+        await resolveSorter(algo).build({
+          heap, kernels: executor.kernels, executor, textPtr, n, saPtr, threads: 1, gpu,
+          consumeDeviceSuffixArray: async (device, sa, packed, ctx) => {
+            calls++;
+            expect(device).toBe(gpu);
+            expect(ctx.saPtr).toBe(saPtr);
+            const want = naiveSuffixArray(text);
+            const got = await readU32(device, sa, n);
+            expect(firstDifference(got, want), `${algo} SA on the device (n = ${n})`).toBe(-1);
+            const words = await readU32(device, packed, Math.ceil(n / 4));
+            expect(Array.from(new Uint8Array(words.buffer, 0, n))).toEqual(Array.from(text));
+          },
+        });
+        expect(calls, algo).toBe(1);
+        expect(heap.u32(saPtr, n).every((x) => x === 0xdeadbeef), `${algo} left the heap's SA region alone`).toBe(true);
+      }
+    }
+  });
+});
 
 describe("GPU BWT", () => {
   gpuIt("banana through every GPU sorter, with the SA left on the device", async (gpu) => {

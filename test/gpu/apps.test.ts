@@ -220,6 +220,12 @@ describe("FM-index on the GPU", () => {
     }
     await expect(onGpu.count("a")).rejects.toThrow(/after release/);
   });
+
+  gpuIt("an image over the storage binding limit is refused with a clear error", async (gpu) => {
+    const index = await FMIndex.build(randomText(4000, 3, 5));
+    const small = Object.create(gpu, { maxBindingBytes: { value: 4096 } }) as GpuContext;
+    await expect(index.onGpu({ gpuContext: small })).rejects.toThrow(/FM-index image: \d+ elements exceed the device's storage binding limit \(1024 elements/);
+  });
 });
 
 describe("GPU applications through the CLI", () => {

@@ -25,17 +25,14 @@
 // equal to the CPU's; a mismatch stops the run.
 import { readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
+import { basename } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { generate } from "../dist/src/bench/inputs.js";
-import { basename } from "node:path";
-import { placeText, buildPlaced, resolveSorter } from "../dist/src/engine/build.js";
-import { bwtFromSAInHeap, unbwtInHeap } from "../dist/src/apps/bwt.js";
+import { placeText, buildPlaced, closePlaced, resolveSorter } from "../dist/src/engine/build.js";
+import { bwtFromSAInHeap, bwtPlaced, unbwtInHeap } from "../dist/src/apps/bwt.js";
 import { lcpInHeap } from "../dist/src/apps/lcp.js";
-import { FMIndexImage } from "../dist/src/apps/fmindex.js";
+import { FMIndexImage, searchPatterns } from "../dist/src/apps/fmindex.js";
 import { createExecutor } from "../dist/src/cpu/executor.js";
-import { bwtPlaced } from "../dist/src/apps/bwt.js";
-import { searchPatterns } from "../dist/src/apps/fmindex.js";
-import { closePlaced } from "../dist/src/engine/build.js";
 import { acquireGpu, resolveGpuMode } from "../dist/src/gpu/device.js";
 import { DeviceFMIndex } from "../dist/src/gpu/apps/fm-search.js";
 
@@ -167,7 +164,7 @@ for (const file of args) {
     );
   }
   const tLocate = best(locateTimes);
-  const f = (v) => (v >= 100 ? v.toFixed(0) : v.toFixed(1));
+  const f = (v) => (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(1) : v.toPrecision(2));
   console.log(
     `| ${nameOf(file)} | ${n} | ${tSa.toFixed(2)} | ${f(mb / tB)} | ${f(mb / (tSa + tB))} | ${f(mb / best(unbwtTimes))} | ${f(mb / best(lcpTimes))} | ${f(mb / (tSa + tIndex))} | ${f(mb / tIndex)} | ${(index.layout.fileBytes / n).toFixed(2)} | ${(patternCount / tCount / 1e6).toFixed(2)} M | ${((patternCount * patternLength) / tCount / 1e6).toFixed(1)} M | ${(occurrences / tLocate / 1e6).toFixed(2)} M |`,
   );

@@ -91,6 +91,6 @@ function checkOptions(options: SuffixArrayOptions): void {
 // ---------------------------------------------------------------------------------------------
 // Applications built on the suffix array: BWT, inverse BWT, LCP array, FM-index (src/apps/).
 // ---------------------------------------------------------------------------------------------
-export { bwt, unbwt, lcp, FMIndex } from "./apps/api.js";
-export type { AppOptions, BwtOutput, FMIndexOptions, LocateOptions } from "./apps/api.js";
+export { bwt, unbwt, lcp, FMIndex, GpuFMIndex } from "./apps/api.js";
+export type { AppOptions, BwtOutput, FMIndexOptions, GpuIndexOptions, LocateOptions, SearchOptions } from "./apps/api.js";
 export type { SearchResult } from "./apps/fmindex.js";

@@ -8,7 +8,9 @@ import { failure, usageError } from "../errors.js";
 import { bwtPlaced, unbwtInHeap } from "./bwt.js";
 import { lcpInHeap } from "./lcp.js";
 import { SequentialExecutor } from "../cpu/executor.js";
-import { DEFAULT_SAMPLE_RATE, FMIndexImage, MAX_SAMPLE_RATE, type SearchResult } from "./fmindex.js";
+import { acquireGpu, resolveGpuMode, type GpuContext, type GpuMode } from "../gpu/device.js";
+import { DeviceFMIndex } from "../gpu/apps/fm-search.js";
+import { DEFAULT_SAMPLE_RATE, FMIndexImage, MAX_SAMPLE_RATE, searchPatterns, type SearchResult } from "./fmindex.js";
 
 /** A text: bytes, or a string (encoded as UTF-8). */
 type Text = Uint8Array | string;
@@ -18,6 +20,8 @@ export interface AppOptions {
   algo?: string;
   /** Worker threads for the suffix array and the application's own kernels (default 1). */
   threads?: number;
+  /** Which adapter a GPU algorithm may use (default: SUFSORT_GPU, else hardware only). */
+  gpu?: GpuMode;
 }
 
 export interface BwtOutput {
@@ -27,13 +31,16 @@ export interface BwtOutput {
   primary: number;
 }
 
-/** The BWT of `text` (libsais's convention: banana -> "annbaa", primary 4). */
+/**
+ * The BWT of `text` (libsais's convention: banana -> "annbaa", primary 4). With a GPU algorithm
+ * (e.g. algo "gpu-ls") the BWT is computed on the GPU from the SA there.
+ */
 export async function bwt(text: Text, options: AppOptions = {}): Promise<BwtOutput> {
   const bytes = toBytes(text, "text");
   const { threads } = checkThreads(options);
   const placed = placeText(bytes.length, resolveSorter(options.algo), threads);
   placed.heap.u8(placed.textPtr, bytes.length).set(bytes);
-  const { primary, parts } = await bwtPlaced(placed, { threads }, placed.executor).finally(() => closePlaced(placed));
+  const { primary, parts } = await bwtPlaced(placed, { threads, gpu: options.gpu }, placed.executor).finally(() => closePlaced(placed));
   const out = new Uint8Array(bytes.length);
   out.set(parts[0]);
   out.set(parts[1], parts[0].length);
@@ -62,7 +69,7 @@ export async function lcp(text: Text, sa?: Uint32Array, options: AppOptions = {}
   const n = bytes.length;
   const { threads } = checkThreads(options);
   if (sa === undefined) {
-    const placed = await placeAndSort(bytes, options.algo, threads);
+    const placed = await placeAndSort(bytes, options, threads);
     await lcpInHeap(placed.heap, placed.executor, placed.textPtr, placed.saPtr, n, placed.saPtr).finally(() => closePlaced(placed));
     return placed.heap.u32(placed.saPtr, n).slice();
   }
@@ -100,7 +107,7 @@ export class FMIndex {
     const sampleRate = options.sampleRate ?? DEFAULT_SAMPLE_RATE;
     checkSampleRate(sampleRate);
     const { threads } = checkThreads(options);
-    const placed = await placeAndSort(bytes, options.algo, threads);
+    const placed = await placeAndSort(bytes, options, threads);
     const image = FMIndexImage.fromSuffixArray(placed.heap, placed.executor, placed.textPtr, placed.saPtr, bytes.length, sampleRate);
     return new FMIndex(await image.finally(() => closePlaced(placed)));
   }
@@ -137,15 +144,88 @@ export class FMIndex {
   }
 
   /** Counts (and with `locate`, positions of) many patterns at once. */
-  async search(patterns: Text[], options: { locate?: boolean; limit?: number } = {}): Promise<SearchResult[]> {
-    if (!Array.isArray(patterns)) throw usageError("patterns must be an array");
-    const bytes = patterns.map((p, i) => toBytes(p, `pattern ${i}`));
-    checkPatterns(bytes, this.length);
-    if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 0)) {
-      throw usageError(`limit must be a non-negative integer (got ${options.limit})`);
-    }
+  async search(patterns: Text[], options: SearchOptions = {}): Promise<SearchResult[]> {
+    const bytes = checkSearch(patterns, options, this.length);
     return this.image.search(bytes, { locate: options.locate, limit: options.limit });
   }
+
+  /**
+   * Uploads the index to a GPU, where batches of patterns are searched (GpuFMIndex; release it when
+   * done). Throws a SufsortError when no adapter fits `gpu` (default: SUFSORT_GPU, else hardware).
+   */
+  async onGpu(options: GpuIndexOptions = {}): Promise<GpuFMIndex> {
+    return GpuFMIndex.open(this.image, options);
+  }
+}
+
+export interface SearchOptions {
+  /** Also report the start positions. */
+  locate?: boolean;
+  /** With locate: at most this many positions per pattern (those first in suffix order). */
+  limit?: number;
+}
+
+export interface GpuIndexOptions {
+  /** Which adapter to open (default: SUFSORT_GPU, else hardware only). */
+  gpu?: GpuMode;
+  /** A device to use instead (its owner releases it). */
+  gpuContext?: GpuContext;
+}
+
+/**
+ * An FM-index on a GPU: the image is uploaded once; each count, locate or search uploads its
+ * patterns and runs one invocation per pattern (and per reported position). Same results as FMIndex.
+ */
+export class GpuFMIndex {
+  private constructor(
+    private readonly device: DeviceFMIndex,
+    private readonly ownGpu: GpuContext | undefined,
+  ) {}
+
+  static async open(image: FMIndexImage, options: GpuIndexOptions = {}): Promise<GpuFMIndex> {
+    const ownGpu = options.gpuContext ? undefined : (await acquireGpu({ mode: resolveGpuMode(options.gpu), required: true }))!;
+    try {
+      return new GpuFMIndex(new DeviceFMIndex(options.gpuContext ?? ownGpu!, image), ownGpu);
+    } catch (error) {
+      ownGpu?.release();
+      throw error;
+    }
+  }
+
+  /** Bytes of the indexed text. */
+  get length(): number {
+    return this.device.index.layout.n;
+  }
+
+  async count(pattern: Text): Promise<number> {
+    return (await this.search([pattern]))[0].count;
+  }
+
+  async locate(pattern: Text, options: LocateOptions = {}): Promise<Uint32Array> {
+    return (await this.search([pattern], { locate: true, limit: options.limit }))[0].positions!;
+  }
+
+  async search(patterns: Text[], options: SearchOptions = {}): Promise<SearchResult[]> {
+    const bytes = checkSearch(patterns, options, this.length);
+    const settings = { locate: options.locate, limit: options.limit };
+    return searchPatterns(bytes, settings, (packed, spans) => this.device.searchPacked(packed, spans, settings));
+  }
+
+  /** Frees the image on the device, and the device when this index opened it. */
+  release(): void {
+    this.device.release();
+    this.ownGpu?.release();
+  }
+}
+
+function checkSearch(patterns: Text[], options: SearchOptions, n: number): Uint8Array[] {
+  if (!Array.isArray(patterns)) throw usageError("patterns must be an array");
+  const bytes = patterns.map((p, i) => toBytes(p, `pattern ${i}`));
+  checkPatterns(bytes, n);
+  if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 0)) {
+    throw usageError(`limit must be a non-negative integer (got ${options.limit})`);
+  }
+  return bytes;
 }
 
 /** Patterns must be non-empty and no longer than the text (usage errors naming the pattern). */
@@ -176,9 +256,9 @@ function toBytes(x: Text, what: string): Uint8Array {
 }
 
 /** Copies the text into a fresh heap and builds its SA there; returns where both are. */
-async function placeAndSort(bytes: Uint8Array, algo: string | undefined, threads: number): Promise<PlacedText & { saPtr: number }> {
-  const placed = placeText(bytes.length, resolveSorter(algo), threads);
+async function placeAndSort(bytes: Uint8Array, options: AppOptions, threads: number): Promise<PlacedText & { saPtr: number }> {
+  const placed = placeText(bytes.length, resolveSorter(options.algo), threads);
   placed.heap.u8(placed.textPtr, bytes.length).set(bytes);
-  const { sa } = await buildPlaced(placed, { threads });
+  const { sa } = await buildPlaced(placed, { threads, gpu: options.gpu });
   return { ...placed, saPtr: sa.byteOffset };
 }

@@ -9,6 +9,7 @@ import { buildPlaced, type BuildOptions, type PlacedText } from "../engine/build
 import { failure } from "../errors.js";
 import { splitRange, TASKS_PER_THREAD } from "./blocks.js";
 import { SequentialExecutor, type Executor } from "../cpu/executor.js";
+import { bwtOnDevice, bwtWords } from "../gpu/apps/bwt.js";
 
 /** Bytes of a .bwt file before the BWT itself. */
 export const BWT_HEADER_BYTES = 8;
@@ -32,22 +33,46 @@ export interface BwtInHeap {
   bwtSeconds: number;
 }
 
-/** Builds the SA of a placed text, then its BWT (the gather's blocks through `runner`). */
+/**
+ * Builds the SA of a placed text, then its BWT (the gather's blocks through `runner`). With a GPU
+ * sorter the BWT is derived on the device from the SA there (src/gpu/apps/bwt.ts) and lands in the
+ * heap's SA region; only its n bytes come back.
+ */
 export async function bwtPlaced(
   placed: PlacedText, options: BuildOptions = {}, runner: Executor = placed.executor,
 ): Promise<BwtInHeap> {
   const { heap, textPtr, n } = placed;
   if (n === 0) return { primary: 0, parts: [new Uint8Array(0), new Uint8Array(0)], saSeconds: 0, bwtSeconds: 0 };
+  if (placed.sorter.engine === "gpu") {
+    let onDevice: { primary: number; seconds: number } | undefined;
+    const built = await buildPlaced(placed, {
+      ...options,
+      consumeDeviceSuffixArray: async (gpu, sa, text, ctx) => {
+        const t0 = performance.now();
+        const primary = await bwtOnDevice(gpu, sa, text, ctx.n, heap.u32(ctx.saPtr, bwtWords(ctx.n)));
+        onDevice = { primary, seconds: (performance.now() - t0) / 1000 };
+      },
+    });
+    // The sorter hands nothing over when it finishes on the host (n = 1): the CPU gather does the rest.
+    if (onDevice !== undefined) {
+      const stored = heap.u8(built.sa.byteOffset, n);
+      return { primary: onDevice.primary, parts: [stored, stored.subarray(n)], saSeconds: built.seconds - onDevice.seconds, bwtSeconds: onDevice.seconds };
+    }
+    return bwtFromBuilt(heap, runner, textPtr, n, built.sa.byteOffset, built.seconds);
+  }
   const built = await buildPlaced(placed, options);
+  return bwtFromBuilt(heap, runner, textPtr, n, built.sa.byteOffset, built.seconds);
+}
+
+async function bwtFromBuilt(heap: SharedHeap, runner: Executor, textPtr: number, n: number, saPtr: number, saSeconds: number): Promise<BwtInHeap> {
   const t0 = performance.now();
-  const saPtr = built.sa.byteOffset;
   const out = heap.alloc(n + 1);
   const primary = await bwtFromSAInHeap(heap, runner, textPtr, saPtr, n, out);
   const bwtSeconds = (performance.now() - t0) / 1000;
   return {
     primary,
     parts: [heap.u8(out, primary), heap.u8(out + primary + 1, n - primary)],
-    saSeconds: built.seconds,
+    saSeconds,
     bwtSeconds,
   };
 }

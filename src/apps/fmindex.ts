@@ -32,8 +32,9 @@ export const FM_MAGIC = "SUFSFMIX";
 export const FM_VERSION = 1;
 export const FM_HEADER_BYTES = 128;
 export const DEFAULT_SAMPLE_RATE = 32;
-const CODES_OFFSET = 128;
-const BOUNDS_OFFSET = CODES_OFFSET + 1024;
+/** Byte offsets of codeOf and C in every image (the GPU search binds the image as it is). */
+export const CODES_OFFSET = 128;
+export const BOUNDS_OFFSET = CODES_OFFSET + 1024;
 const ABSENT = 0xffffffff;
 /** Smallest block count (b) and the factor relating it to sigma's count words. */
 const MIN_BLOCK_ROWS = 256;
@@ -245,6 +246,32 @@ export interface PackedResults {
   positionStarts?: Uint32Array;
 }
 
+/**
+ * Packs patterns into one byte array with [start, end) spans, runs `searchPacked` (the CPU's or the
+ * GPU's) on them, and splits the results per pattern.
+ */
+export async function searchPatterns(
+  patterns: Uint8Array[], options: { locate?: boolean },
+  searchPacked: (bytes: Uint8Array, spans: Uint32Array) => Promise<PackedResults>,
+): Promise<SearchResult[]> {
+  let total = 0;
+  for (const p of patterns) total += p.length;
+  const bytes = new Uint8Array(total);
+  const spans = new Uint32Array(2 * patterns.length);
+  let at = 0;
+  patterns.forEach((p, i) => {
+    bytes.set(p, at);
+    spans[2 * i] = at;
+    spans[2 * i + 1] = at += p.length;
+  });
+  const found = await searchPacked(bytes, spans);
+  return patterns.map((_, i) => {
+    const count = found.ranges[2 * i + 1] - found.ranges[2 * i];
+    if (!options.locate || found.positions === undefined) return { count };
+    return { count, positions: found.positions.subarray(found.positionStarts![i], found.positionStarts![i + 1]) };
+  });
+}
+
 /** An FM-index image in its own shared heap. */
 export class FMIndexImage {
   private readonly k: FMKernels;
@@ -305,22 +332,7 @@ export class FMIndexImage {
 
   /** Count (and optionally locate) each pattern; patterns must be non-empty (the caller checks). */
   async search(patterns: Uint8Array[], options: { locate?: boolean; limit?: number } = {}): Promise<SearchResult[]> {
-    let total = 0;
-    for (const p of patterns) total += p.length;
-    const bytes = new Uint8Array(total);
-    const spans = new Uint32Array(2 * patterns.length);
-    let at = 0;
-    patterns.forEach((p, i) => {
-      bytes.set(p, at);
-      spans[2 * i] = at;
-      spans[2 * i + 1] = at += p.length;
-    });
-    const found = await this.searchPacked(bytes, spans, options);
-    return patterns.map((_, i) => {
-      const count = found.ranges[2 * i + 1] - found.ranges[2 * i];
-      if (found.positions === undefined) return { count };
-      return { count, positions: found.positions.subarray(found.positionStarts![i], found.positionStarts![i + 1]) };
-    });
+    return searchPatterns(patterns, options, (bytes, spans) => this.searchPacked(bytes, spans, options));
   }
 
   /**

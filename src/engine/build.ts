@@ -6,7 +6,7 @@ import { SharedHeap, MAX_HEAP_BYTES } from "../cpu/memory.js";
 import type { Kernels } from "../cpu/wasm.js";
 import { createExecutor, defaultThreads, type Executor } from "../cpu/executor.js";
 import { failure, SufsortError, usageError } from "../errors.js";
-import { getSorter, listSorters, type EngineKind, type Overlap, type SuffixSorter } from "./registry.js";
+import { getSorter, listSorters, type DeviceSuffixArrayConsumer, type EngineKind, type Overlap, type SuffixSorter } from "./registry.js";
 import { planEngine, routeByText, wantsGpu, type EngineChoice, type EnginePlan } from "./choice.js";
 import { verifyInHeap, type Verdict } from "./verify.js";
 import { verifyLarge } from "./verify-large.js";
@@ -31,6 +31,11 @@ export interface BuildOptions {
   /** A device to reuse (its owner releases it); otherwise GPU algorithms acquire and release one. */
   gpuContext?: GpuContext;
   onProgress?: (phase: string, fraction: number) => void;
+  /**
+   * For a GPU algorithm: receives the SA on the device instead of its readback (the applications'
+   * GPU paths); the result's `sa` is then whatever the consumer left in the SA region. Not with verify.
+   */
+  consumeDeviceSuffixArray?: DeviceSuffixArrayConsumer;
 }
 
 export interface BuildResult {
@@ -130,6 +135,7 @@ function checkFits(n: number, sorter: SuffixSorter): void {
 /** Builds the SA of a placed text; the SA is a view into the heap. */
 export async function buildPlaced(placed: PlacedText, options: BuildOptions = {}): Promise<BuildResult> {
   const { heap, kernels, executor, textPtr, n, sorter } = placed;
+  if (options.consumeDeviceSuffixArray && options.verify) throw new Error("sufsort: a build that hands its SA to a consumer cannot verify it");
   const saPtr = heap.alloc(4 * n + sorter.scratchBytes(n), 64);
   // A GPU algorithm gets the caller's device, or one acquired (and released) for this build alone.
   const ownGpu = sorter.engine !== "cpu" && options.gpuContext === undefined ? await acquireGpu({ mode: resolveGpuMode(options.gpu), required: true }) : undefined;
@@ -149,6 +155,7 @@ export async function buildPlaced(placed: PlacedText, options: BuildOptions = {}
       saPtr,
       threads: executor.threads,
       ...(gpu ? { gpu } : {}),
+      ...(options.consumeDeviceSuffixArray ? { consumeDeviceSuffixArray: options.consumeDeviceSuffixArray } : {}),
       onProgress: (f) => options.onProgress?.("sorting", f),
       onOverlap: (o) => (overlap = o),
     });

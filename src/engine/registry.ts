@@ -41,7 +41,18 @@ export interface BuildContext {
   onProgress?: (fraction: number) => void;
   /** Hybrid sorters report their GPU/CPU overlap here at the end of the build. */
   onOverlap?: (overlap: Overlap) => void;
+  /** Set by applications that go on from the SA on the device (see DeviceSuffixArrayConsumer). */
+  consumeDeviceSuffixArray?: DeviceSuffixArrayConsumer;
 }
+
+/**
+ * Takes a GPU sorter's result where it lies instead of having it read back into ctx.saPtr: `sa`
+ * holds the n entries of the SA, `text` the text packed 4 bytes per u32 (zero-padded); both are
+ * valid until the returned promise settles. The SA region of the heap (4n bytes at ctx.saPtr) is
+ * then the consumer's to use. Sorters that finish on the host (n <= 1) write ctx.saPtr and do not
+ * call it.
+ */
+export type DeviceSuffixArrayConsumer = (gpu: GpuContext, sa: GPUBuffer, text: GPUBuffer, ctx: BuildContext) => Promise<void>;
 
 /** Said by a sorter that handed an input over to another algorithm (visible in the build result). */
 export interface HandOver {

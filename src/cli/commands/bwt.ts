@@ -1,4 +1,4 @@
-// sufsort bwt IN [-o OUT] [--algo NAME] [--threads N]
+// sufsort bwt IN [-o OUT] [--algo NAME] [--threads N] [--gpu MODE]
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
 import { closePlaced, resolveSorter } from "../../engine/build.js";
@@ -6,27 +6,32 @@ import { defaultThreads } from "../../cpu/executor.js";
 import { bwtPlaced } from "../../apps/bwt.js";
 import { checkOutputPath, placeInputFile, writeFileAtomic } from "../files.js";
 import { Progress } from "../progress.js";
+import { resolveGpuMode } from "../../gpu/device.js";
 
 export const bwtCommand: Command = {
   name: "bwt",
   summary: "Burrows–Wheeler transform of a file",
-  help: `Usage: sufsort bwt IN [-o OUT] [--algo NAME] [--threads N]
+  help: `Usage: sufsort bwt IN [-o OUT] [--algo NAME] [--threads N] [--gpu MODE]
 
 Writes the Burrows–Wheeler transform of the bytes of IN to OUT (default IN.bwt): the primary index
 as 8 bytes little-endian, then n bytes. Convention (libsais's): the n+1 suffixes of IN$ are sorted
 with $ smaller than every byte; byte r of the BWT is the byte before the r-th suffix; the row of the
 whole text has none: it is left out and its row number is the primary index (banana -> annbaa, 4).
-'sufsort unbwt' restores IN.
+'sufsort unbwt' restores IN. With a GPU algorithm (gpu-ls, gpu-osipov, gpu-skew, gpu-spd) the BWT is
+derived on the GPU from the suffix array there, and only the BWT comes back.
 
 Options:
   -o, --out OUT      output file (default: IN.bwt)
   --algo NAME        suffix-array algorithm (default: sais)
   --threads N        worker threads (default: all cores)
+  --gpu MODE         adapter for GPU algorithms: hardware (default), software (Mesa
+                     llvmpipe, slow) or auto; SUFSORT_GPU sets the default
   -h, --help         show this help`,
   options: {
     out: { type: "string", short: "o" },
     algo: { type: "string" },
     threads: { type: "string" },
+    gpu: { type: "string" },
   },
   positionals: { min: 1, max: 1, names: "input file IN" },
   async run(args) {
@@ -34,10 +39,11 @@ Options:
     const out = stringOption(args, "out") ?? `${input}.bwt`;
     const sorter = resolveSorter(stringOption(args, "algo"));
     const threads = intOption(args, "threads", defaultThreads());
+    const gpu = resolveGpuMode(stringOption(args, "gpu"));
     checkOutputPath(out, [input]);
     const placed = placeInputFile(input, sorter, threads);
     const progress = new Progress("bwt");
-    const { primary, parts } = await bwtPlaced(placed, { threads, onProgress: (phase, f) => progress.update(phase, f) }, placed.executor).finally(
+    const { primary, parts } = await bwtPlaced(placed, { threads, gpu, onProgress: (phase, f) => progress.update(phase, f) }, placed.executor).finally(
       () => closePlaced(placed),
     );
     progress.update("writing", 1);

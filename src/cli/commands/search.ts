@@ -1,4 +1,4 @@
-// sufsort search IDX PATTERN... [--count] [--locate [--limit M]] [--patterns-file F]
+// sufsort search IDX PATTERN... [--count] [--locate [--limit M]] [--patterns-file F] [--engine E] [--gpu MODE]
 import { closeSync } from "node:fs";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
@@ -6,13 +6,15 @@ import { FMIndexImage } from "../../apps/fmindex.js";
 import { SharedHeap } from "../../cpu/memory.js";
 import { createExecutor, defaultThreads } from "../../cpu/executor.js";
 import { usageError } from "../../errors.js";
+import { acquireGpu, resolveGpuMode } from "../../gpu/device.js";
+import { DeviceFMIndex } from "../../gpu/apps/fm-search.js";
 import { openInput, readInput, readInto } from "../files.js";
 
 export const searchCommand: Command = {
   name: "search",
   summary: "count or locate patterns with an FM-index",
   help: `Usage: sufsort search IDX [PATTERN...] [--count] [--locate [--limit M]] [--patterns-file F]
-                     [--threads N]
+                     [--threads N] [--engine cpu|gpu|auto] [--gpu MODE]
 
 Searches an index written by 'sufsort index' for each pattern (those given as arguments first, then
 one per line of F; a line ends at \\n, and a \\r before it is dropped). Prints one line per pattern,
@@ -29,6 +31,11 @@ Options:
   --limit M            with --locate: report at most M positions per pattern
   --patterns-file F    read patterns from F, one per line
   --threads N          worker threads (default: all cores)
+  --engine E           where the queries run: cpu (default), gpu (the index is uploaded to the
+                       GPU; one invocation per pattern), or auto (the GPU when one is found and
+                       the index fits one storage binding, else the CPU); same output everywhere
+  --gpu MODE           adapter: hardware (default), software (Mesa llvmpipe, slow) or auto;
+                       SUFSORT_GPU sets the default; --gpu alone implies --engine gpu
   -h, --help           show this help`,
   options: {
     count: { type: "boolean" },
@@ -36,6 +43,8 @@ Options:
     limit: { type: "string" },
     "patterns-file": { type: "string" },
     threads: { type: "string" },
+    engine: { type: "string" },
+    gpu: { type: "string" },
   },
   positionals: { min: 1, max: Number.MAX_SAFE_INTEGER, names: "index file IDX" },
   async run(args) {
@@ -44,6 +53,10 @@ Options:
     if (stringOption(args, "limit") !== undefined && !locate) throw usageError("--limit needs --locate");
     const limit = intOption(args, "limit", Number.MAX_SAFE_INTEGER, 0);
     const threads = intOption(args, "threads", defaultThreads());
+    const gpuOption = stringOption(args, "gpu");
+    const gpuMode = resolveGpuMode(gpuOption);
+    const engine = stringOption(args, "engine") ?? (gpuOption !== undefined ? "gpu" : "cpu");
+    if (engine !== "cpu" && engine !== "gpu" && engine !== "auto") throw usageError(`invalid engine '${engine}' (expected cpu, gpu or auto)`);
     const file = stringOption(args, "patterns-file");
     const { bytes, spans, nameOf } = packPatterns(given, file);
     const m = spans.length / 2;
@@ -69,7 +82,21 @@ Options:
       if (length > n) throw usageError(`${nameOf(i)} is ${length} bytes, longer than the indexed text (${n} bytes)`);
     }
 
-    const found = await index.searchPacked(bytes, spans, { locate, limit }).finally(() => executor.close());
+    const gpu = engine === "cpu" ? null : await acquireGpu({ mode: gpuMode, required: engine === "gpu" });
+    let found;
+    if (gpu && (engine === "gpu" || index.layout.fileBytes <= gpu.maxBindingBytes)) {
+      await executor.close();
+      const onDevice = new DeviceFMIndex(gpu, index);
+      try {
+        found = await onDevice.searchPacked(bytes, spans, { locate, limit });
+      } finally {
+        onDevice.release();
+        gpu.release();
+      }
+    } else {
+      gpu?.release();
+      found = await index.searchPacked(bytes, spans, { locate, limit }).finally(() => executor.close());
+    }
     const out = new LineWriter();
     for (let i = 0; i < m; i++) {
       out.bytes(bytes.subarray(spans[2 * i], spans[2 * i + 1]));

@@ -24,7 +24,7 @@ import type { GpuContext } from "../device.js";
 import { GpuBatch, pipeline, readU32, tuned, WORKGROUP_SIZE } from "../kernels.js";
 import { encodeCompact } from "../primitives/compact.js";
 import { encodeExclusiveScan } from "../primitives/scan.js";
-import { downloadSuffixArray, maxPooledLength, requireGpu, uploadText } from "./io.js";
+import { deliverSuffixArray, maxPooledLength, requireGpu, uploadText } from "./io.js";
 
 /** The buffers of one doubling build; per-suffix arrays hold n u32 each. */
 export interface DoublingBuffers {
@@ -231,8 +231,8 @@ export async function buildByDoubling(ctx: BuildContext, algorithm: DoublingAlgo
     step({ batch, buffers, n, m: n, h: 0, rankBits, large: 0 }, "invert", n, ["isa", "aux"]);
     batch.submit();
     const downloadStart = performance.now();
-    await downloadSuffixArray(gpu, buffers.aux, ctx.heap.u32(ctx.saPtr, n));
-    if (process.env.SUFSORT_GPU_PROFILE) process.stderr.write(`${algorithm.name} invert + download: ${(performance.now() - downloadStart).toFixed(1)} ms\n`);
+    await deliverSuffixArray(ctx, gpu, buffers.aux, text);
+    if (process.env.SUFSORT_GPU_PROFILE) process.stderr.write(`${algorithm.name} invert + delivery: ${(performance.now() - downloadStart).toFixed(1)} ms\n`);
   } finally {
     for (const buffer of held) pool.release(buffer);
     pool.afterSubmit();

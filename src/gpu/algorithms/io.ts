@@ -101,13 +101,23 @@ export async function uploadText(gpu: GpuContext, text: Uint8Array): Promise<GPU
   return target;
 }
 
+/**
+ * A GPU sorter's last step: hands the SA (n u32 in `sa`) and the packed text to the build's
+ * consumer when it has one, else reads the SA back into the heap at ctx.saPtr.
+ */
+export async function deliverSuffixArray(ctx: BuildContext, gpu: GpuContext, sa: GPUBuffer, text: GPUBuffer): Promise<void> {
+  if (ctx.consumeDeviceSuffixArray) await ctx.consumeDeviceSuffixArray(gpu, sa, text, ctx);
+  else await downloadSuffixArray(gpu, sa, ctx.heap.u32(ctx.saPtr, ctx.n));
+}
+
 /** The SA comes back in chunks of this many bytes through READ_BUFFERS kept buffers, so that the
  * copy of one chunk into the heap overlaps the GPU's copy of the next ones ("io.readChunk"
  * overrides it: tests use small chunks). */
 const READ_CHUNK = 32 * 2 ** 20;
 const READ_BUFFERS = 4;
 
-/** Copies the first target.length u32 of `source` into `target` (a view of the shared heap). */
+/** Copies the first target.length u32 of `source` into `target` (a view of the shared heap); any
+ * u32 data may come back this way (the GPU BWT does). */
 export async function downloadSuffixArray(gpu: GpuContext, source: GPUBuffer, target: Uint32Array): Promise<void> {
   if (target.length === 0) return;
   const bytes = target.byteLength;

@@ -22,7 +22,7 @@ import { GpuBatch, pipeline, readU32, tuned, WORKGROUP_SIZE } from "../kernels.j
 import { encodeRadixSortPairs, encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
 import { encodeExclusiveScan } from "../primitives/scan.js";
 import { bitsFor } from "./bits.js";
-import { downloadSuffixArray, maxPooledLength, requireGpu, uploadText } from "./io.js";
+import { deliverSuffixArray, maxPooledLength, requireGpu, uploadText } from "./io.js";
 
 /** Outputs each invocation of the merge produces (after one binary search); "skew.mergeItems"
  * overrides it. 32 beat 8 on the H200: fewer searches, each a chain of random reads (merge and
@@ -165,15 +165,15 @@ export function maxSkewLength(gpu: GpuContext): number {
   return maxPooledLength(gpu, 3);
 }
 
-/** Uploads the text of ctx and converts it to symbols (byte + 1) followed by three 0s. */
-export async function uploadSymbols(gpu: GpuContext, ctx: BuildContext, level: SkewLevel): Promise<GPUBuffer> {
+/** Uploads the text of ctx (packed bytes, kept for a consumer of the result: destroy it when done)
+ * and converts it to symbols (byte + 1) followed by three 0s (a pooled buffer). */
+export async function uploadSymbols(gpu: GpuContext, ctx: BuildContext, level: SkewLevel): Promise<{ bytes: GPUBuffer; t: GPUBuffer }> {
   const bytes = await uploadText(gpu, ctx.heap.u8(ctx.textPtr, ctx.n));
   const t = gpu.pool.acquire((ctx.n + 3) * 4, undefined, "symbols");
   const batch = new GpuBatch(gpu, "symbols");
   skewStep(batch, "to_symbols", ctx.n + 3, level, 0, { bytes, t });
   batch.submit();
-  bytes.destroy(); // destruction waits for the queued work
-  return t;
+  return { bytes, t };
 }
 
 /** Checks the device and length; writes the SA of n <= 1 directly. Returns false when done. */
@@ -197,12 +197,13 @@ export const gpuSkewSorter: SuffixSorter = {
   async build(ctx: BuildContext): Promise<void> {
     const gpu = prepareSkewBuild(ctx, "gpu-skew");
     if (!gpu) return;
-    const t = await uploadSymbols(gpu, ctx, new SkewLevel(ctx.n));
+    const { bytes, t } = await uploadSymbols(gpu, ctx, new SkewLevel(ctx.n));
     let sa: GPUBuffer | undefined;
     try {
       sa = await skewSort(gpu, t, ctx.n, bitsFor(256));
-      await downloadSuffixArray(gpu, sa, ctx.heap.u32(ctx.saPtr, ctx.n));
+      await deliverSuffixArray(ctx, gpu, sa, bytes);
     } finally {
+      bytes.destroy(); // destruction waits for the queued work
       gpu.pool.release(t);
       if (sa) gpu.pool.release(sa);
       gpu.pool.afterSubmit();

@@ -17,7 +17,7 @@ import { GpuBatch } from "../kernels.js";
 import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
 import { refineGroups, type DoublingBuffers } from "./doubling.js";
-import { downloadSuffixArray, uploadText } from "./io.js";
+import { deliverSuffixArray, uploadText } from "./io.js";
 import { larssonSadakane } from "./ls.js";
 import { encodePackedKeys, planPackedKeys } from "./packed-keys.js";
 import { bitsFor, encodeMod0AndMerge, prepareSkewBuild, skewStep, SkewLevel } from "./skew.js";
@@ -89,7 +89,7 @@ export const gpuSpdSorter: SuffixSorter = {
         await gpu.finish();
         process.stderr.write(`gpu-spd mod 0 sort and merge: ${(performance.now() - start).toFixed(1)} ms after the last round\n`);
       }
-      await downloadSuffixArray(gpu, buffers.aux, ctx.heap.u32(ctx.saPtr, n));
+      await deliverSuffixArray(ctx, gpu, buffers.aux, bytes);
     } finally {
       for (const buffer of held) pool.release(buffer);
       pool.afterSubmit();

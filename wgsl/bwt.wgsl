@@ -1,0 +1,64 @@
+// The BWT from a suffix array that is still on the device (src/gpu/apps/bwt.ts).
+//
+// Convention (libsais's, as src/apps/bwt.ts on the CPU): rows 0..n sort the suffixes of T$; row 0 is
+// the $ suffix (L[0] = T[n-1]), row r >= 1 is suffix SA[r-1] with L[r] = T[SA[r-1] - 1], except the
+// row of suffix 0 (the primary index), which is left out. So stored byte k is
+//   T[n-1] for k = 0,   T[SA[k-1] - 1] for 0 < k < primary,   T[SA[k] - 1] for k >= primary.
+// Needs n >= 2 (the host handles shorter texts). Output: the n bytes packed 4 per u32 in out[0, words)
+// (little-endian, zero past n), the primary index in out[words].
+
+struct Params {
+  n: u32,
+  words: u32, // ceil(n / 4)
+  unused0: u32,
+  unused1: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> text: array<u32>;
+@group(0) @binding(2) var<storage, read> sa: array<u32>;
+@group(0) @binding(3) var<storage, read_write> out: array<u32>;
+
+fn element(lid: u32, wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+  return flat_group(wid, nwg) * WG + lid;
+}
+
+fn text_byte(j: u32) -> u32 {
+  return (text[j >> 2u] >> ((j & 3u) * 8u)) & 0xffu;
+}
+
+// The row of suffix 0, plus one (the $ row comes first): exactly one i has sa[i] = 0.
+@compute @workgroup_size(WG)
+fn find_primary(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let i = element(lid, wid, nwg);
+  if (i < params.n && sa[i] == 0u) {
+    out[params.words] = i + 1u;
+  }
+}
+
+// One output word (4 stored bytes) per invocation; find_primary ran before, in the same pass.
+@compute @workgroup_size(WG)
+fn gather(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let w = element(lid, wid, nwg);
+  if (w >= params.words) {
+    return;
+  }
+  let primary = out[params.words];
+  var word = 0u;
+  for (var j = 0u; j < 4u; j++) {
+    let k = 4u * w + j;
+    if (k >= params.n) {
+      break;
+    }
+    var byte: u32;
+    if (k == 0u) {
+      byte = text_byte(params.n - 1u);
+    } else if (k < primary) {
+      byte = text_byte(sa[k - 1u] - 1u);
+    } else {
+      byte = text_byte(sa[k] - 1u);
+    }
+    word |= byte << (8u * j);
+  }
+  out[w] = word;
+}

@@ -50,6 +50,8 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
     if (n === 1) heap.u32(sa, 1)[0] = 0;
     return;
   }
+  // buildPlaced reserved scratchBytes(n) after the SA: allocate from there, not on top of it
+  heap.release(sa + 4 * n);
   const mark = heap.used;
   const isa = heap.alloc(4 * (n + 1));
   const regionA = heap.alloc(8 * n); // u64 keys of the first sort; then u32 keys + the group list

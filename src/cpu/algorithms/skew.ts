@@ -32,6 +32,8 @@ async function buildSkew(ctx: BuildContext): Promise<void> {
     if (n === 1) heap.u32(saPtr, 1)[0] = 0;
     return;
   }
+  // buildPlaced reserved scratchBytes(n) after the SA: allocate from there, not on top of it
+  heap.release(saPtr + 4 * n);
   const mark = heap.used;
   const s = heap.alloc(4 * (n + 3));
   await forBlocks(exec, "skewWiden", 0, n, (a, b) => [textPtr, s, a, b]);

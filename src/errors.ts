@@ -11,10 +11,13 @@ export const enum ExitCode {
 /** An error with a one-line, user-facing message and a CLI exit code. */
 export class SufsortError extends Error {
   readonly exitCode: number;
-  constructor(message: string, exitCode: number = ExitCode.Failure) {
+  /** The input is larger than an algorithm or device accepts (benchmarks skip such rows). */
+  readonly overLimit: boolean;
+  constructor(message: string, exitCode: number = ExitCode.Failure, overLimit = false) {
     super(message);
     this.name = "SufsortError";
     this.exitCode = exitCode;
+    this.overLimit = overLimit;
   }
 }
 
@@ -24,4 +27,9 @@ export function usageError(message: string): SufsortError {
 
 export function failure(message: string): SufsortError {
   return new SufsortError(message, ExitCode.Failure);
+}
+
+/** The input is over an algorithm's or a device's size limit. */
+export function limitError(message: string): SufsortError {
+  return new SufsortError(message, ExitCode.Failure, true);
 }

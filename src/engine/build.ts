@@ -5,7 +5,7 @@
 import { SharedHeap, MAX_HEAP_BYTES } from "../cpu/memory.js";
 import type { Kernels } from "../cpu/wasm.js";
 import { createExecutor, defaultThreads, type Executor } from "../cpu/executor.js";
-import { failure, SufsortError, usageError } from "../errors.js";
+import { failure, SufsortError, usageError, limitError } from "../errors.js";
 import { getSorter, listSorters, type DeviceSuffixArrayConsumer, type EngineKind, type Overlap, type SuffixSorter } from "./registry.js";
 import { planEngine, routeByText, wantsGpu, type EngineChoice, type EnginePlan } from "./choice.js";
 import { verifyInHeap, type Verdict } from "./verify.js";
@@ -107,7 +107,7 @@ export function placeIn(heap: SharedHeap, executor: Executor, n: number, sorter:
   checkFits(n, sorter);
   const base = heap.used;
   if (base + heapBytesFor(n, sorter) > MAX_HEAP_BYTES) {
-    throw failure(`input is ${n} bytes; ${sorter.name} needs ${heapBytesFor(n, sorter)} bytes of WebAssembly memory, over the 4 GiB limit`);
+    throw limitError(`input is ${n} bytes; ${sorter.name} needs ${heapBytesFor(n, sorter)} bytes of WebAssembly memory, over the 4 GiB limit`);
   }
   // Grow once up front, so no phase grows the memory while workers run.
   heap.alloc(heapBytesFor(n, sorter));
@@ -125,7 +125,7 @@ export async function closePlaced(placed: PlacedText): Promise<void> {
 function checkFits(n: number, sorter: SuffixSorter): void {
   checkLength(n);
   if (n > sorter.maxLength) {
-    throw failure(`input is ${n} bytes; algorithm ${sorter.name} accepts at most ${sorter.maxLength} bytes (its working memory must fit the 4 GiB WebAssembly memory)`);
+    throw limitError(`input is ${n} bytes; algorithm ${sorter.name} accepts at most ${sorter.maxLength} bytes (its working memory must fit the 4 GiB WebAssembly memory)`);
   }
   if (!fitsHeap(n, sorter)) {
     throw failure(`input is ${n} bytes; ${sorter.name} in WebAssembly needs ${heapBytesFor(n, sorter)} bytes, over the 4 GiB memory limit`);

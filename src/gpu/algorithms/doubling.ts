@@ -19,7 +19,7 @@
 // flags, group ends, the sorts' scratch, pool size classes; the most when gpu-ls radix-sorts large
 // groups; bench/results/gpu-sorters.md).
 import type { BuildContext } from "../../engine/registry.js";
-import { failure } from "../../errors.js";
+import { failure, limitError } from "../../errors.js";
 import type { GpuContext } from "../device.js";
 import { GpuBatch, pipeline, readU32, tuned, WORKGROUP_SIZE } from "../kernels.js";
 import { encodeCompact } from "../primitives/compact.js";
@@ -199,7 +199,7 @@ export async function buildByDoubling(ctx: BuildContext, algorithm: DoublingAlgo
     return;
   }
   const most = maxDoublingLength(gpu);
-  if (n > most) throw failure(`input is ${n} bytes; ${algorithm.name} on this GPU accepts at most ${most} (one storage binding)`);
+  if (n > most) throw limitError(`input is ${n} bytes; ${algorithm.name} on this GPU accepts at most ${most} (one storage binding)`);
 
   const pool = gpu.pool;
   const held: GPUBuffer[] = [];

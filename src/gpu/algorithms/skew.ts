@@ -15,7 +15,7 @@
 // Limits: n <= maxSkewLength(gpu) (n + 3 u32 in one pooled binding: 469,762,045 on the H100/H200); at
 // the top level GPU memory peaks near 60-80 bytes per input byte (bench/results/gpu-sorters.md).
 import type { BuildContext } from "../../engine/registry.js";
-import { failure } from "../../errors.js";
+import { failure, limitError } from "../../errors.js";
 import { registerSorter, type SuffixSorter } from "../../engine/registry.js";
 import type { GpuContext } from "../device.js";
 import { GpuBatch, pipeline, readU32, tuned, WORKGROUP_SIZE } from "../kernels.js";
@@ -184,7 +184,7 @@ export function prepareSkewBuild(ctx: BuildContext, name: string): GpuContext | 
     return undefined;
   }
   const most = maxSkewLength(gpu);
-  if (ctx.n > most) throw failure(`input is ${ctx.n} bytes; ${name} on this GPU accepts at most ${most} (one storage binding)`);
+  if (ctx.n > most) throw limitError(`input is ${ctx.n} bytes; ${name} on this GPU accepts at most ${most} (one storage binding)`);
   return gpu;
 }
 

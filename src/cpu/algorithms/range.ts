@@ -20,6 +20,7 @@ import { MAX_HEAP_BYTES } from "../memory.js";
 import { bitsFor, blocks, copy, forBlocks, radixSort, radixSortMsdU64, scatterByBuckets } from "../primitives.js";
 import type { KernelArgs } from "../executor.js";
 import { skewMaxLength, skewSorter } from "./skew.js";
+import { PhaseClock } from "../trace.js";
 
 /** A group is large (sorted by all workers together) above this share of the unsorted suffixes. */
 const LARGE_SHARE = 4;
@@ -51,6 +52,7 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
     return;
   }
   const mark = heap.used;
+  const clock = new PhaseClock("range");
   const isa = heap.alloc(4 * (n + 1));
   const regionA = heap.alloc(8 * n); // u64 keys of the first sort; then u32 keys + the group list
   const regionB = heap.alloc(8 * n); // radix scratch; u64 (key, suffix) of small groups; new groups
@@ -79,6 +81,7 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
     codeOf[c] = seen > 0 ? ++sigma : 0;
     if (seen > 0) entropy -= (seen / n) * Math.log2(seen / n);
   }
+  clock.lap("histogram");
   const bits = bitsFor(sigma);
   // As many characters as fit in 64 bits, but no more than a text of this entropy needs to leave
   // few suffixes unsorted (random DNA: ~16 of 21): a pass over bits that decide nothing is waste.
@@ -86,7 +89,9 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
 
   // First sort: all suffixes by their first `chars` characters.
   await forBlocks(exec, "rangePackKeys", 0, n, (a, b) => [text, n, codes, bits, chars, regionA, sa, a, b]);
+  clock.lap("pack");
   await radixSortMsdU64(exec, { keys: regionA, vals: sa, tmpKeys: regionB, tmpVals: isa, keyBytes: 8 }, 0, n, 64 - bits * chars, 64);
+  clock.lap("sort");
   let written = await rankRuns(
     "rangeRankSliceU64",
     parts.map(([a, b]) => ({ args: [regionA, sa, isa, 0, n, a, b], at: a })),
@@ -98,6 +103,8 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
   }
   heap.u32(isa + 4 * n, 1)[0] = 0; // the empty suffix ranks below all others
   let unsorted = written.suffixes;
+  clock.lap("rank+scatter");
+  clock.line(`n ${n} sigma ${sigma} chars ${chars} groups ${groups} unsorted ${unsorted}`);
 
   // Invariants at the top of each round: SA is sorted by the first h characters; rank[i] is 1 + the
   // position of the head of i's group in SA and rank[n] = 0; groupList holds the groups of size >= 2
@@ -121,6 +128,7 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
       "rangeSortGroups",
       groupBlocks.map(([g0, g1], i) => [groupList, g0, g1, sa, isa, keys, regionB, h, large, largeLists + 4 * largeCap * i]),
     );
+    clock.lap("A");
     const list = heap.u32(groupList, 2 * groups);
     const largeGroups: number[] = [];
     listed.forEach((count, i) => {
@@ -134,6 +142,7 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
       await radixSort(exec, { keys, vals: sa, tmpKeys: regionB, tmpVals: regionB + 4 * n, keyBytes: 4 }, s, e, 0, bitsFor(n));
     }
 
+    clock.lap("large");
     // B: ranks and next groups; the group list is cut around large groups so that every task's
     // output (at most half its suffixes, written from its first suffix on) stays inside its range.
     const tasks: RankTask[] = [];
@@ -155,6 +164,8 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
       }
     }
     written = await rankRuns(undefined, tasks);
+    clock.lap("B");
+    clock.line(`h ${h} groups ${groups} unsorted ${unsorted} large ${largeGroups.length} tasks ${groupBlocks.length}/${tasks.length}`);
     groups = written.groups;
     unsorted = written.suffixes;
   }

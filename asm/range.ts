@@ -91,11 +91,11 @@ function rankSlice<K>(
   return written;
 }
 
-/** rankSlice over u64 keys (the initial sort of packed characters); ranks in SA order. */
+/** rankSlice over u64 keys (the initial sort of packed characters). */
 export function rangeRankSliceU64(
-  keys: usize, sa: usize, isa: usize, s: u32, e: u32, lo: u32, hi: u32, out: usize, total: usize,
+  keys: usize, sa: usize, isa: usize, s: u32, e: u32, lo: u32, hi: u32, inSAOrder: bool, out: usize, total: usize,
 ): u32 {
-  return rankSlice<u64>(keys, sa, isa, s, e, lo, hi, out, total, true);
+  return rankSlice<u64>(keys, sa, isa, s, e, lo, hi, out, total, inSAOrder);
 }
 
 /** rankSlice over u32 keys (a large group sorted by rank of suffix + h). */

@@ -1,18 +1,26 @@
 // SUFSORT_TRACE=1: algorithms print where their time goes (one line per phase or round) to stderr.
 import { performance } from "node:perf_hooks";
 
-export const tracing = process.env.SUFSORT_TRACE === "1";
+export const tracing = process.env.SUFSORT_TRACE === "1" || process.env.SUFSORT_TRACE === "cpu";
+/** SUFSORT_TRACE=cpu: laps in process CPU time (all threads), steadier than wall time on a busy machine. */
+const cpuTime = process.env.SUFSORT_TRACE === "cpu";
+
+function now(): number {
+  if (!cpuTime) return performance.now();
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
 
 /** Lap timer: lap(name) charges the time since the previous lap to `name`; line() prints and resets. */
 export class PhaseClock {
-  private last = performance.now();
+  private last = now();
   private laps: Array<[string, number]> = [];
   constructor(private readonly label: string) {}
   lap(name: string): void {
     if (!tracing) return;
-    const now = performance.now();
-    this.laps.push([name, now - this.last]);
-    this.last = now;
+    const t = now();
+    this.laps.push([name, t - this.last]);
+    this.last = t;
   }
   line(note = ""): void {
     if (!tracing) return;

@@ -83,6 +83,7 @@ describe("--algo range with the paths for long texts forced on short ones", () =
   const saved = { ...rangeTuning };
   beforeAll(() => {
     rangeTuning.directRankMax = 0; // first ranks in SA order, moved by buckets
+    rangeTuning.largeMin = 64; // groups of more than 64 (and a share of the unsorted) sorted by all workers
   });
   afterAll(() => {
     Object.assign(rangeTuning, saved);

@@ -46,7 +46,7 @@ const EXTRA_CHARS = 3;
 const DIRECT_RANK_MAX = 1 << 25;
 
 /** Length thresholds that pick a code path; tests lower them to run every path on small inputs. */
-export const rangeTuning = { directRankMax: DIRECT_RANK_MAX };
+export const rangeTuning = { directRankMax: DIRECT_RANK_MAX, largeMin: LARGE_MIN };
 /** Heap bytes per text byte beyond text and SA: rank (4) + keys/groups (8) + scratch (8). */
 const SCRATCH_PER_BYTE = 20;
 const SCRATCH_FIXED = 32 << 20; // count tables of the MSD pass: up to 64 threads x 2^16 x 4 bytes, and more
@@ -132,7 +132,7 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
         reason: `range handed over to skew: ${unsorted} of ${n} suffixes share a prefix of ${h} bytes`,
       };
     }
-    const large = Math.max(LARGE_MIN, Math.ceil(unsorted / (exec.threads * LARGE_SHARE)));
+    const large = Math.max(rangeTuning.largeMin, Math.ceil(unsorted / (exec.threads * LARGE_SHARE)));
     const groupBlocks = blocks(0, groups, groupBlocksMax, MIN_GROUPS_PER_BLOCK);
 
     // A: small groups sorted inside workers; large ones listed.
@@ -158,21 +158,19 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
     // B: ranks and next groups; the group list is cut around large groups so that every task's
     // output (at most half its suffixes, written from its first suffix on) stays inside its range.
     const tasks: RankTask[] = [];
-    const largeSet = new Set(largeGroups);
+    let next = 0; // largeGroups is ascending (blocks in order, each listing its groups in order)
     for (const [g0, g1] of groupBlocks) {
       let from = g0;
-      for (let g = g0; g <= g1; g++) {
-        if (g === g1 || largeSet.has(g)) {
-          if (g > from) tasks.push({ args: [groupList, from, g, sa, isa, keys, large], at: list[2 * from], kernel: "rangeRankGroups" });
-          if (g < g1) {
-            const s = list[2 * g];
-            const e = s + list[2 * g + 1];
-            for (const [a, b] of blocks(s, e, exec.threads)) {
-              tasks.push({ args: [keys, sa, isa, s, e, a, b], at: a, kernel: "rangeRankSliceU32" });
-            }
-          }
-          from = g + 1;
+      while (true) {
+        const g = next < largeGroups.length && largeGroups[next] < g1 ? largeGroups[next++] : g1;
+        if (g > from) tasks.push({ args: [groupList, from, g, sa, isa, keys, large], at: list[2 * from], kernel: "rangeRankGroups" });
+        if (g === g1) break;
+        const s = list[2 * g];
+        const e = s + list[2 * g + 1];
+        for (const [a, b] of blocks(s, e, exec.threads)) {
+          tasks.push({ args: [keys, sa, isa, s, e, a, b], at: a, kernel: "rangeRankSliceU32" });
         }
+        from = g + 1;
       }
     }
     written = await rankRuns(undefined, tasks);

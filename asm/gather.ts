@@ -32,3 +32,11 @@ export function iotaU32(dst: usize, lo: u32, hi: u32, base: u32): void {
 export function copyU32(dst: usize, src: usize, lo: u32, hi: u32): void {
   memory.copy(dst + (<usize>lo << 2), src + (<usize>lo << 2), <usize>(hi - lo) << 2);
 }
+
+/** Copies for k in [lo, hi): list[k] = (dst, src, words) as three u32; regions must not overlap. */
+export function copyListU32(list: usize, lo: u32, hi: u32): void {
+  for (let k = lo; k < hi; k++) {
+    const at = list + <usize>k * 12;
+    memory.copy(<usize>load<u32>(at), <usize>load<u32>(at + 4), <usize>load<u32>(at + 8) << 2);
+  }
+}

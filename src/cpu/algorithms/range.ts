@@ -17,7 +17,7 @@
 import type { BuildContext, HandOver, SuffixSorter } from "../../engine/registry.js";
 import { registerSorter } from "../../engine/registry.js";
 import { MAX_HEAP_BYTES } from "../memory.js";
-import { bitsFor, blocks, copy, forBlocks, radixSort, radixSortMsdU64, scatterByBuckets } from "../primitives.js";
+import { bitsFor, blocks, forBlocks, radixSort, radixSortMsdU64, scatterByBuckets } from "../primitives.js";
 import type { KernelArgs } from "../executor.js";
 import { skewMaxLength, skewSorter } from "./skew.js";
 import { PhaseClock } from "../trace.js";
@@ -73,6 +73,7 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
   const largeCap = exec.threads * LARGE_SHARE + 1;
   const maxTasks = Math.max(exec.threads, groupBlocksMax + largeCap * (exec.threads + 1));
   const totals = heap.alloc(4 * maxTasks);
+  const copyList = heap.alloc(12 * maxTasks);
   const largeLists = heap.alloc(4 * largeCap * groupBlocksMax);
   const histograms = heap.alloc(1024 * exec.threads);
 
@@ -208,17 +209,29 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
     const order = tasks.map((_, i) => i).sort((a, b) => tasks[a].at - tasks[b].at);
     let groupCount = 0;
     let suffixes = 0;
-    const copies: Promise<unknown>[] = [];
+    // the outputs move in one phase: runs of whole outputs of about equal size per worker
+    const list = heap.u32(copyList, 3 * tasks.length);
+    let outputs = 0;
     for (const i of order) {
       if (counts[i] > 0) {
-        const src = regionB + 8 * tasks[i].at;
-        const dst = groupList + 8 * groupCount;
-        copies.push(copy(exec, dst, src, 0, 2 * counts[i]));
+        list.set([groupList + 8 * groupCount, regionB + 8 * tasks[i].at, 2 * counts[i]], 3 * outputs++);
         groupCount += counts[i];
         suffixes += sums[i];
       }
     }
-    await Promise.all(copies);
+    const share = (2 * groupCount) / exec.threads;
+    const runs: KernelArgs[] = [];
+    let from = 0;
+    let words = 0;
+    for (let k = 0; k < outputs; k++) {
+      words += list[3 * k + 2];
+      if (words >= share || k === outputs - 1) {
+        runs.push([copyList, from, k + 1]);
+        from = k + 1;
+        words = 0;
+      }
+    }
+    await exec.map("copyListU32", runs);
     return { groups: groupCount, suffixes };
   }
 }

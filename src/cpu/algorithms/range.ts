@@ -14,6 +14,7 @@
 // n <= 169,114,337 (rangeMaxLength) in the 4 GiB WebAssembly memory. O(n log n) work in the worst case (one repeated
 // byte: every round refines one group of almost n suffixes), so such inputs are handed over to skew
 // (HAND_OVER_PREFIX below) and the build result names skew as the algorithm that ran.
+// SUFSORT_TRACE=1 (wall time) or =cpu (process CPU time) prints each phase's and round's time to stderr.
 import type { BuildContext, HandOver, SuffixSorter } from "../../engine/registry.js";
 import { registerSorter } from "../../engine/registry.js";
 import { MAX_HEAP_BYTES } from "../memory.js";

@@ -84,6 +84,8 @@ describe("--algo range with the paths for long texts forced on short ones", () =
   beforeAll(() => {
     rangeTuning.directRankMax = 0; // first ranks in SA order, moved by buckets
     rangeTuning.largeMin = 64; // groups of more than 64 (and a share of the unsorted) sorted by all workers
+    rangeTuning.minGroupsPerBlock = 1; // every round's group list cut into as many blocks as allowed
+    rangeTuning.minSuffixesPerBlock = 1;
   });
   afterAll(() => {
     Object.assign(rangeTuning, saved);

@@ -18,7 +18,7 @@
 import type { BuildContext, HandOver, SuffixSorter } from "../../engine/registry.js";
 import { registerSorter } from "../../engine/registry.js";
 import { MAX_HEAP_BYTES } from "../memory.js";
-import { bitsFor, blocks, forBlocks, radixSort, radixSortMsdU64, scatterByBuckets } from "../primitives.js";
+import { bitsFor, blocks, forBlocks, MIN_PARALLEL, radixSort, radixSortMsdU64, scatterByBuckets } from "../primitives.js";
 import type { KernelArgs } from "../executor.js";
 import { skewMaxLength, skewSorter } from "./skew.js";
 import { PhaseClock } from "../trace.js";
@@ -31,6 +31,11 @@ const LARGE_MIN = 1 << 16;
 const GROUP_BLOCKS_PER_THREAD = 8;
 /** Fewest groups in one block of the group list. */
 const MIN_GROUPS_PER_BLOCK = 512;
+/**
+ * Unsorted suffixes per block of the group list, at least: a late round holds few, and a task
+ * (30-85 us to hand out) per few hundred of them costs more than it saves; one block runs inline.
+ */
+const MIN_SUFFIXES_PER_BLOCK = 1 << 14;
 /**
  * The doubling worst case (one repeated byte, long periodic runs) costs a full sort of nearly n
  * suffixes in each of log n rounds. When, with groups sorted by HAND_OVER_PREFIX characters, more
@@ -47,7 +52,12 @@ const EXTRA_CHARS = 3;
 const DIRECT_RANK_MAX = 1 << 25;
 
 /** Length thresholds that pick a code path; tests lower them to run every path on small inputs. */
-export const rangeTuning = { directRankMax: DIRECT_RANK_MAX, largeMin: LARGE_MIN };
+export const rangeTuning = {
+  directRankMax: DIRECT_RANK_MAX,
+  largeMin: LARGE_MIN,
+  minGroupsPerBlock: MIN_GROUPS_PER_BLOCK,
+  minSuffixesPerBlock: MIN_SUFFIXES_PER_BLOCK,
+};
 /** Heap bytes per text byte beyond text and SA: rank (4) + keys/groups (8) + scratch (8). */
 const SCRATCH_PER_BYTE = 20;
 const SCRATCH_FIXED = 32 << 20; // count tables of the MSD pass: up to 64 threads x 2^16 x 4 bytes, and more
@@ -135,7 +145,8 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
       };
     }
     const large = Math.max(rangeTuning.largeMin, Math.ceil(unsorted / (exec.threads * LARGE_SHARE)));
-    const groupBlocks = blocks(0, groups, groupBlocksMax, MIN_GROUPS_PER_BLOCK);
+    const wantBlocks = Math.min(groupBlocksMax, Math.ceil(unsorted / rangeTuning.minSuffixesPerBlock));
+    const groupBlocks = blocks(0, groups, wantBlocks, rangeTuning.minGroupsPerBlock);
 
     // A: small groups sorted inside workers; large ones listed.
     const listed = await exec.map(
@@ -220,7 +231,7 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
         suffixes += sums[i];
       }
     }
-    const share = (2 * groupCount) / exec.threads;
+    const share = Math.max((2 * groupCount) / exec.threads, MIN_PARALLEL);
     const runs: KernelArgs[] = [];
     let from = 0;
     let words = 0;

@@ -125,14 +125,72 @@ function keysTie(tmp: usize, s: u32, e: u32): bool {
 }
 
 /**
+ * Sorts the (rank << 32 | suffix) pairs tmp[s..e) by rank, a stable LSD radix sort over the low
+ * rankBits bits of the rank, leaving ranks in keys[s..e) and suffixes in sa[s..e). Passes alternate
+ * between the pairs and the (keys, sa) arrays, so it needs no other scratch. counts: 2^11 u32.
+ */
+function radixSortGroup(tmp: usize, s: u32, e: u32, keys: usize, sa: usize, rankBits: u32, counts: usize): void {
+  const passes = (rankBits + 10) / 11;
+  const digit = (rankBits + passes - 1) / passes;
+  for (let p: u32 = 0; p < passes; p++) {
+    const shift = p * digit;
+    const bits = min(digit, rankBits - shift);
+    const buckets: u32 = 1 << bits;
+    const mask = buckets - 1;
+    memory.fill(counts, 0, <usize>buckets << 2);
+    const fromPairs = (p & 1) == 0;
+    for (let j = s; j < e; j++) {
+      const rank = fromPairs ? <u32>(load<u64>(tmp + (<usize>j << 3)) >> 32) : load<u32>(u32At(keys, j));
+      const at = u32At(counts, (rank >> shift) & mask);
+      store<u32>(at, load<u32>(at) + 1);
+    }
+    let sum = s;
+    for (let d: u32 = 0; d < buckets; d++) {
+      const at = u32At(counts, d);
+      const c = load<u32>(at);
+      store<u32>(at, sum);
+      sum += c;
+    }
+    if (fromPairs) {
+      for (let j = s; j < e; j++) {
+        const v = load<u64>(tmp + (<usize>j << 3));
+        const rank = <u32>(v >> 32);
+        const at = u32At(counts, (rank >> shift) & mask);
+        const to = load<u32>(at);
+        store<u32>(at, to + 1);
+        store<u32>(u32At(keys, to), rank);
+        store<u32>(u32At(sa, to), <u32>v);
+      }
+    } else {
+      for (let j = s; j < e; j++) {
+        const rank = load<u32>(u32At(keys, j));
+        const at = u32At(counts, (rank >> shift) & mask);
+        const to = load<u32>(at);
+        store<u32>(at, to + 1);
+        store<u64>(tmp + (<usize>to << 3), (<u64>rank << 32) | load<u32>(u32At(sa, j)));
+      }
+    }
+  }
+  if ((passes & 1) == 0) {
+    for (let j = s; j < e; j++) {
+      const v = load<u64>(tmp + (<usize>j << 3));
+      store<u32>(u32At(keys, j), <u32>(v >> 32));
+      store<u32>(u32At(sa, j), <u32>v);
+    }
+  }
+}
+
+/**
  * Phase A of a round for groups[g0..g1) ((start, length) pairs): each group of at most `large`
  * suffixes is sorted whole here by isa[suffix + h] (packed with the suffix into u64 at tmp[j]), and
  * its sorted keys left in keys[]; a group whose keys all tie is left as it is, with its key in its
- * first and last slot of keys[] only. Larger groups are listed in largeOut for the parallel sort.
- * Returns how many were listed.
+ * first and last slot of keys[] only. Groups of at least radixMin suffixes are radix sorted (ranks
+ * below 2^rankBits; counts: 2^11 u32 of scratch), smaller ones by introsort. Larger groups than
+ * `large` are listed in largeOut for the parallel sort. Returns how many were listed.
  */
 export function rangeSortGroups(
   groups: usize, g0: u32, g1: u32, sa: usize, isa: usize, keys: usize, tmp: usize, h: u32, large: u32, largeOut: usize,
+  radixMin: u32, rankBits: u32, counts: usize,
 ): u32 {
   // Two sweeps over the block's groups, so that the random rank loads of the first are
   // independent of each other (many in flight) instead of waiting behind each group's sort.
@@ -159,6 +217,10 @@ export function rangeSortGroups(
       const key = <u32>(load<u64>(tmp + (<usize>s << 3)) >> 32);
       store<u32>(u32At(keys, s), key);
       store<u32>(u32At(keys, e - 1), key);
+      continue;
+    }
+    if (len >= radixMin) {
+      radixSortGroup(tmp, s, e, keys, sa, rankBits, counts);
       continue;
     }
     sortU64(tmp, s, e);

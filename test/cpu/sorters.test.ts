@@ -86,6 +86,7 @@ describe("--algo range with the paths for long texts forced on short ones", () =
     rangeTuning.largeMin = 64; // groups of more than 64 (and a share of the unsorted) sorted by all workers
     rangeTuning.minGroupsPerBlock = 1; // every round's group list cut into as many blocks as allowed
     rangeTuning.minSuffixesPerBlock = 1;
+    rangeTuning.radixGroupMin = 2; // every group sorted inside a worker by radix, none by introsort
   });
   afterAll(() => {
     Object.assign(rangeTuning, saved);

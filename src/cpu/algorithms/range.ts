@@ -29,6 +29,11 @@ const LARGE_SHARE = 4;
 const LARGE_MIN = 1 << 16;
 /** Blocks of the group list per thread: piscina's queue balances groups of uneven size. */
 const GROUP_BLOCKS_PER_THREAD = 8;
+/**
+ * Groups of at least this many suffixes are sorted inside a worker by LSD radix on the rank (a few
+ * passes) instead of introsort (log2 of the group's size passes).
+ */
+const RADIX_GROUP_MIN = 1024;
 /** Fewest groups in one block of the group list. */
 const MIN_GROUPS_PER_BLOCK = 512;
 /**
@@ -57,7 +62,10 @@ export const rangeTuning = {
   largeMin: LARGE_MIN,
   minGroupsPerBlock: MIN_GROUPS_PER_BLOCK,
   minSuffixesPerBlock: MIN_SUFFIXES_PER_BLOCK,
+  radixGroupMin: RADIX_GROUP_MIN,
 };
+/** Count table of one block's in-worker radix sorts: 2^11 u32. */
+const GROUP_COUNTS_BYTES = 4 << 11;
 /** Heap bytes per text byte beyond text and SA: rank (4) + keys/groups (8) + scratch (8). */
 const SCRATCH_PER_BYTE = 20;
 const SCRATCH_FIXED = 32 << 20; // count tables of the MSD pass: up to 64 threads x 2^16 x 4 bytes, and more
@@ -86,6 +94,7 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
   const totals = heap.alloc(4 * maxTasks);
   const copyList = heap.alloc(12 * maxTasks);
   const largeLists = heap.alloc(4 * largeCap * groupBlocksMax);
+  const groupCounts = heap.alloc(GROUP_COUNTS_BYTES * groupBlocksMax);
   const histograms = heap.alloc(1024 * exec.threads);
 
   // Alphabet: codes 1..sigma in byte order; 0 marks the end of the text.
@@ -151,7 +160,10 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
     // A: small groups sorted inside workers; large ones listed.
     const listed = await exec.map(
       "rangeSortGroups",
-      groupBlocks.map(([g0, g1], i) => [groupList, g0, g1, sa, isa, keys, regionB, h, large, largeLists + 4 * largeCap * i]),
+      groupBlocks.map(([g0, g1], i) => [
+        groupList, g0, g1, sa, isa, keys, regionB, h, large, largeLists + 4 * largeCap * i,
+        rangeTuning.radixGroupMin, bitsFor(n), groupCounts + GROUP_COUNTS_BYTES * i,
+      ]),
     );
     clock.lap("A");
     const list = heap.u32(groupList, 2 * groups);

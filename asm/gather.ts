@@ -33,11 +33,10 @@ export function copyU32(dst: usize, src: usize, lo: u32, hi: u32): void {
   memory.copy(dst + (<usize>lo << 2), src + (<usize>lo << 2), <usize>(hi - lo) << 2);
 }
 
-/** Counts the bytes of text[lo..hi) into counts[0..256). */
-export function byteHistogram(text: usize, lo: u32, hi: u32, counts: usize): void {
-  memory.fill(counts, 0, 256 << 2);
-  for (let j = lo; j < hi; j++) {
-    const at = counts + (<usize>load<u8>(text + <usize>j) << 2);
-    store<u32>(at, load<u32>(at) + 1);
+/** Copies for k in [lo, hi): list[k] = (dst, src, words) as three u32; regions must not overlap. */
+export function copyListU32(list: usize, lo: u32, hi: u32): void {
+  for (let k = lo; k < hi; k++) {
+    const at = list + <usize>k * 12;
+    memory.copy(<usize>load<u32>(at), <usize>load<u32>(at + 4), <usize>load<u32>(at + 8) << 2);
   }
 }

@@ -79,6 +79,10 @@ export function radixScatterU64(
 }
 
 @inline const SMALL_BLOCK: u32 = 32;
+/** Blocks of at least WIDE_DIGIT_MIN pairs take digits of up to WIDE_DIGIT bits (fewer passes; the
+ * 2^12 counters are cleared per pass, which only pays on long blocks): random DNA 4 -> 3 passes. */
+@inline const WIDE_DIGIT: u32 = 12;
+@inline const WIDE_DIGIT_MIN: u32 = 1 << 14;
 
 function insertionSortPairs<K>(keys: usize, vals: usize, lo: u32, hi: u32): void {
   for (let i = lo + 1; i < hi; i++) {
@@ -98,7 +102,7 @@ function insertionSortPairs<K>(keys: usize, vals: usize, lo: u32, hi: u32): void
 /**
  * Serial LSD sort of the pairs src[lo..hi) by key bits [bitLo, bitHi), leaving the result in
  * dst[lo..hi) (src is scratch). The leaf that sorts one bucket of an MSD pass inside one worker,
- * where the block fits in cache. counts: 2^11 u32 of scratch.
+ * where the block fits in cache. counts: 2^WIDE_DIGIT u32 of scratch.
  */
 function sortBlock<K>(
   srcKeys: usize, srcVals: usize, dstKeys: usize, dstVals: usize, lo: u32, hi: u32, bitLo: u32, bitHi: u32, counts: usize,
@@ -112,7 +116,8 @@ function sortBlock<K>(
     return;
   }
   const width = bitHi - bitLo;
-  const passes = (width + 10) / 11;
+  const maxDigit: u32 = len >= WIDE_DIGIT_MIN ? WIDE_DIGIT : 11;
+  const passes = (width + maxDigit - 1) / maxDigit;
   const digit = (width + passes - 1) / passes;
   let fromKeys = srcKeys, fromVals = srcVals, toKeys = dstKeys, toVals = dstVals;
   if ((passes & 1) == 0) {

@@ -38,10 +38,13 @@ export function rangePackKeys(
  * One slice [lo, hi) of a group [s, e) whose keys are sorted: every suffix gets 1 + the index of the
  * head of its run of equal keys as its rank (0 is the empty suffix's), and each run of two or more whose head lies in the slice is
  * written to out as (head, length). Returns the number of runs written; their total length goes to
- * `total`. With inSAOrder the ranks go to isa[j] (SA order), for a later scatter by buckets.
+ * `total`. With inSAOrder the ranks go to isa[j] (SA order), for a later scatter by buckets. With
+ * keepFirst, [s, e) is a group of a doubling round whose members all rank s + 1 already: the run
+ * headed at s keeps that rank and is not written again.
  */
 function rankSlice<K>(
   keys: usize, sa: usize, isa: usize, s: u32, e: u32, lo: u32, hi: u32, out: usize, total: usize, inSAOrder: bool,
+  keepFirst: bool,
 ): u32 {
   let written: u32 = 0;
   let suffixes: u32 = 0;
@@ -76,7 +79,7 @@ function rankSlice<K>(
     const stop = end < hi ? end : hi;
     if (inSAOrder) {
       for (let m = j; m < stop; m++) store<u32>(u32At(isa, m), head + 1);
-    } else {
+    } else if (!keepFirst || head != s) {
       for (let m = j; m < stop; m++) store<u32>(u32At(isa, load<u32>(u32At(sa, m))), head + 1);
     }
     if (head >= lo && end - head >= 2) {
@@ -91,18 +94,18 @@ function rankSlice<K>(
   return written;
 }
 
-/** rankSlice over u64 keys (the initial sort of packed characters); ranks in SA order. */
+/** rankSlice over u64 keys (the initial sort of packed characters). */
 export function rangeRankSliceU64(
-  keys: usize, sa: usize, isa: usize, s: u32, e: u32, lo: u32, hi: u32, out: usize, total: usize,
+  keys: usize, sa: usize, isa: usize, s: u32, e: u32, lo: u32, hi: u32, inSAOrder: bool, out: usize, total: usize,
 ): u32 {
-  return rankSlice<u64>(keys, sa, isa, s, e, lo, hi, out, total, true);
+  return rankSlice<u64>(keys, sa, isa, s, e, lo, hi, out, total, inSAOrder, false);
 }
 
 /** rankSlice over u32 keys (a large group sorted by rank of suffix + h). */
 export function rangeRankSliceU32(
   keys: usize, sa: usize, isa: usize, s: u32, e: u32, lo: u32, hi: u32, out: usize, total: usize,
 ): u32 {
-  return rankSlice<u32>(keys, sa, isa, s, e, lo, hi, out, total, false);
+  return rankSlice<u32>(keys, sa, isa, s, e, lo, hi, out, total, false, true);
 }
 
 /** keys[j] = isa[sa[j] + h] for j in [lo, hi): the sort key of a doubling round. */
@@ -112,16 +115,84 @@ export function rangeGatherKeys(sa: usize, isa: usize, keys: usize, lo: u32, hi:
   }
 }
 
+/** Whether the (key << 32 | suffix) pairs tmp[s..e) all have the same key. */
+function keysTie(tmp: usize, s: u32, e: u32): bool {
+  const key = load<u64>(tmp + (<usize>s << 3)) >> 32;
+  for (let j = s + 1; j < e; j++) {
+    if (load<u64>(tmp + (<usize>j << 3)) >> 32 != key) return false;
+  }
+  return true;
+}
+
+/**
+ * Sorts the (rank << 32 | suffix) pairs tmp[s..e) by rank, a stable LSD radix sort over the low
+ * rankBits bits of the rank, leaving ranks in keys[s..e) and suffixes in sa[s..e). Passes alternate
+ * between the pairs and the (keys, sa) arrays, so it needs no other scratch. counts: 2^11 u32.
+ */
+function radixSortGroup(tmp: usize, s: u32, e: u32, keys: usize, sa: usize, rankBits: u32, counts: usize): void {
+  const passes = (rankBits + 10) / 11;
+  const digit = (rankBits + passes - 1) / passes;
+  for (let p: u32 = 0; p < passes; p++) {
+    const shift = p * digit;
+    const bits = min(digit, rankBits - shift);
+    const buckets: u32 = 1 << bits;
+    const mask = buckets - 1;
+    memory.fill(counts, 0, <usize>buckets << 2);
+    const fromPairs = (p & 1) == 0;
+    for (let j = s; j < e; j++) {
+      const rank = fromPairs ? <u32>(load<u64>(tmp + (<usize>j << 3)) >> 32) : load<u32>(u32At(keys, j));
+      const at = u32At(counts, (rank >> shift) & mask);
+      store<u32>(at, load<u32>(at) + 1);
+    }
+    let sum = s;
+    for (let d: u32 = 0; d < buckets; d++) {
+      const at = u32At(counts, d);
+      const c = load<u32>(at);
+      store<u32>(at, sum);
+      sum += c;
+    }
+    if (fromPairs) {
+      for (let j = s; j < e; j++) {
+        const v = load<u64>(tmp + (<usize>j << 3));
+        const rank = <u32>(v >> 32);
+        const at = u32At(counts, (rank >> shift) & mask);
+        const to = load<u32>(at);
+        store<u32>(at, to + 1);
+        store<u32>(u32At(keys, to), rank);
+        store<u32>(u32At(sa, to), <u32>v);
+      }
+    } else {
+      for (let j = s; j < e; j++) {
+        const rank = load<u32>(u32At(keys, j));
+        const at = u32At(counts, (rank >> shift) & mask);
+        const to = load<u32>(at);
+        store<u32>(at, to + 1);
+        store<u64>(tmp + (<usize>to << 3), (<u64>rank << 32) | load<u32>(u32At(sa, j)));
+      }
+    }
+  }
+  if ((passes & 1) == 0) {
+    for (let j = s; j < e; j++) {
+      const v = load<u64>(tmp + (<usize>j << 3));
+      store<u32>(u32At(keys, j), <u32>(v >> 32));
+      store<u32>(u32At(sa, j), <u32>v);
+    }
+  }
+}
+
 /**
  * Phase A of a round for groups[g0..g1) ((start, length) pairs): each group of at most `large`
  * suffixes is sorted whole here by isa[suffix + h] (packed with the suffix into u64 at tmp[j]), and
- * its sorted keys left in keys[]. Larger groups are listed in largeOut for the parallel sort.
- * Returns how many were listed.
+ * its sorted keys left in keys[]; a group whose keys all tie is left as it is, with its key in its
+ * first and last slot of keys[] only. Groups of at least radixMin suffixes are radix sorted (ranks
+ * below 2^rankBits; counts: 2^11 u32 of scratch), smaller ones by introsort. Larger groups than
+ * `large` are listed in largeOut for the parallel sort. Returns how many were listed.
  */
 export function rangeSortGroups(
   groups: usize, g0: u32, g1: u32, sa: usize, isa: usize, keys: usize, tmp: usize, h: u32, large: u32, largeOut: usize,
+  radixMin: u32, rankBits: u32, counts: usize,
 ): u32 {
-  // Three sweeps over the block's groups, so that the random rank loads of the first are
+  // Two sweeps over the block's groups, so that the random rank loads of the first are
   // independent of each other (many in flight) instead of waiting behind each group's sort.
   let listed: u32 = 0;
   for (let g = g0; g < g1; g++) {
@@ -139,13 +210,21 @@ export function rangeSortGroups(
   for (let g = g0; g < g1; g++) {
     const s = load<u32>(groups + (<usize>g << 3));
     const len = load<u32>(groups + (<usize>g << 3) + 4);
-    if (len <= large) sortU64(tmp, s, s + len);
-  }
-  for (let g = g0; g < g1; g++) {
-    const s = load<u32>(groups + (<usize>g << 3));
-    const len = load<u32>(groups + (<usize>g << 3) + 4);
     if (len > large) continue;
-    for (let j = s, e = s + len; j < e; j++) {
+    const e = s + len;
+    if (keysTie(tmp, s, e)) {
+      // the group survives whole: SA stays, and B needs only its first and last key to see that
+      const key = <u32>(load<u64>(tmp + (<usize>s << 3)) >> 32);
+      store<u32>(u32At(keys, s), key);
+      store<u32>(u32At(keys, e - 1), key);
+      continue;
+    }
+    if (len >= radixMin) {
+      radixSortGroup(tmp, s, e, keys, sa, rankBits, counts);
+      continue;
+    }
+    sortU64(tmp, s, e);
+    for (let j = s; j < e; j++) {
       const v = load<u64>(tmp + (<usize>j << 3));
       store<u32>(u32At(keys, j), <u32>(v >> 32));
       store<u32>(u32At(sa, j), <u32>v);
@@ -168,7 +247,15 @@ export function rangeRankGroups(
     const s = load<u32>(groups + (<usize>g << 3));
     const len = load<u32>(groups + (<usize>g << 3) + 4);
     if (len > large) continue;
-    written += rankSlice<u32>(keys, sa, isa, s, s + len, s, s + len, out + (<usize>written << 3), total, false);
+    if (load<u32>(u32At(keys, s)) == load<u32>(u32At(keys, s + len - 1))) {
+      // one run: every member keeps rank s + 1 (keys between the ends may be unset, see phase A)
+      store<u32>(out + (<usize>written << 3), s);
+      store<u32>(out + (<usize>written << 3) + 4, len);
+      written++;
+      suffixes += len;
+      continue;
+    }
+    written += rankSlice<u32>(keys, sa, isa, s, s + len, s, s + len, out + (<usize>written << 3), total, false, true);
     suffixes += load<u32>(total);
   }
   store<u32>(total, suffixes);

@@ -120,6 +120,8 @@ export async function radixSort(
 export const MSD_BITS = 16;
 /** A bucket of an MSD sort above this size is sorted by all workers, smaller ones inside one. */
 export const LOCAL_SORT_MAX = 1 << 20;
+/** Widest digit of the in-worker bucket sort (asm/radix.ts WIDE_DIGIT): its count table size. */
+const BUCKET_DIGIT_BITS = 12;
 /** Blocks of buckets per thread: piscina's queue evens out buckets of uneven size. */
 const BUCKET_BLOCKS_PER_THREAD = 8;
 
@@ -153,7 +155,7 @@ export async function radixSortMsdU64(
       d0 = d + 1;
     }
   }
-  const countRow = (1 << MAX_DIGIT_BITS) * 4;
+  const countRow = (1 << BUCKET_DIGIT_BITS) * 4;
   const counts = heap.alloc(chunks.length * countRow);
   await exec.map(
     "radixSortBucketsU64",

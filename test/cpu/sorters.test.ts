@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { createEngine, type Engine } from "../../src/engine/engine.js";
 import { SufsortError } from "../../src/errors.js";
-import { rangeMaxLength } from "../../src/cpu/algorithms/range.js";
+import { rangeMaxLength, rangeTuning } from "../../src/cpu/algorithms/range.js";
 import { packagePath } from "../../src/paths.js";
 import { firstDifference, hardFamilies, randomText, repeatedByte } from "../support/inputs.js";
 import { saisWasm } from "../support/sais-runner.js";
@@ -76,6 +76,30 @@ describe.each(ALGORITHMS)("--algo %s", (algorithm) => {
     for (let run = 0; run < 3; run++) {
       expect(firstDifference((await engines.get(3)!.suffixArray(t, { algo: algorithm })).sa, first)).toBe(-1);
     }
+  });
+});
+
+describe("--algo range with the paths for long texts forced on short ones", () => {
+  const saved = { ...rangeTuning };
+  beforeAll(() => {
+    rangeTuning.directRankMax = 0; // first ranks in SA order, moved by buckets
+    rangeTuning.largeMin = 64; // groups of more than 64 (and a share of the unsorted) sorted by all workers
+    rangeTuning.minGroupsPerBlock = 1; // every round's group list cut into as many blocks as allowed
+    rangeTuning.minSuffixesPerBlock = 1;
+    rangeTuning.radixGroupMin = 2; // every group sorted inside a worker by radix, none by introsort
+  });
+  afterAll(() => {
+    Object.assign(rangeTuning, saved);
+  });
+  it.each([1, 2, 3])("%i thread(s): random strings of every alphabet size and the hard families", async (threads) => {
+    const build = async (t: Uint8Array) => (await engines.get(threads)!.suffixArray(t, { algo: "range" })).sa;
+    for (const sigma of SIGMAS) {
+      for (const n of [0, 1, 2, 9, 100, 3000, 70_000]) {
+        const t = randomText(n, sigma, 7000 * sigma + n);
+        expectSA(await build(t), want(`random ${sigma} ${n} b`, t), `sigma ${sigma}, n ${n}`);
+      }
+    }
+    for (const [name, t] of hardFamilies(70_000)) expectSA(await build(t), want(`${name} 70000`, t), name);
   });
 });
 

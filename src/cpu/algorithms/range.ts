@@ -14,12 +14,14 @@
 // n <= 169,114,337 (rangeMaxLength) in the 4 GiB WebAssembly memory. O(n log n) work in the worst case (one repeated
 // byte: every round refines one group of almost n suffixes), so such inputs are handed over to skew
 // (HAND_OVER_PREFIX below) and the build result names skew as the algorithm that ran.
+// SUFSORT_TRACE=1 (wall time) or =cpu (process CPU time) prints each phase's and round's time to stderr.
 import type { BuildContext, HandOver, SuffixSorter } from "../../engine/registry.js";
 import { registerSorter } from "../../engine/registry.js";
 import { MAX_HEAP_BYTES } from "../memory.js";
-import { bitsFor, blocks, copy, forBlocks, radixSort, radixSortMsdU64, scatterByBuckets } from "../primitives.js";
+import { bitsFor, blocks, forBlocks, MIN_PARALLEL, radixSort, radixSortMsdU64, scatterByBuckets } from "../primitives.js";
 import type { KernelArgs } from "../executor.js";
 import { skewMaxLength, skewSorter } from "./skew.js";
+import { PhaseClock } from "../trace.js";
 
 /** A group is large (sorted by all workers together) above this share of the unsorted suffixes. */
 const LARGE_SHARE = 4;
@@ -27,8 +29,18 @@ const LARGE_SHARE = 4;
 const LARGE_MIN = 1 << 16;
 /** Blocks of the group list per thread: piscina's queue balances groups of uneven size. */
 const GROUP_BLOCKS_PER_THREAD = 8;
+/**
+ * Groups of at least this many suffixes are sorted inside a worker by LSD radix on the rank (a few
+ * passes) instead of introsort (log2 of the group's size passes).
+ */
+const RADIX_GROUP_MIN = 1024;
 /** Fewest groups in one block of the group list. */
 const MIN_GROUPS_PER_BLOCK = 512;
+/**
+ * Unsorted suffixes per block of the group list, at least: a late round holds few, and a task
+ * (30-85 us to hand out) per few hundred of them costs more than it saves; one block runs inline.
+ */
+const MIN_SUFFIXES_PER_BLOCK = 1 << 14;
 /**
  * The doubling worst case (one repeated byte, long periodic runs) costs a full sort of nearly n
  * suffixes in each of log n rounds. When, with groups sorted by HAND_OVER_PREFIX characters, more
@@ -38,6 +50,22 @@ const HAND_OVER_PREFIX = 64;
 const HAND_OVER_SHARE = 0.9;
 /** Characters sorted first beyond log2(n) / entropy. */
 const EXTRA_CHARS = 3;
+/**
+ * Up to this length the first ranks are stored straight at isa[suffix] (faster than writing them in
+ * SA order and moving them by buckets: dickens 170 -> 125 ms, chr22 380 -> 255 ms, nci even).
+ */
+const DIRECT_RANK_MAX = 1 << 25;
+
+/** Length thresholds that pick a code path; tests lower them to run every path on small inputs. */
+export const rangeTuning = {
+  directRankMax: DIRECT_RANK_MAX,
+  largeMin: LARGE_MIN,
+  minGroupsPerBlock: MIN_GROUPS_PER_BLOCK,
+  minSuffixesPerBlock: MIN_SUFFIXES_PER_BLOCK,
+  radixGroupMin: RADIX_GROUP_MIN,
+};
+/** Count table of one block's in-worker radix sorts: 2^11 u32. */
+const GROUP_COUNTS_BYTES = 4 << 11;
 /** Heap bytes per text byte beyond text and SA: rank (4) + keys/groups (8) + scratch (8). */
 const SCRATCH_PER_BYTE = 20;
 const SCRATCH_FIXED = 32 << 20; // count tables of the MSD pass: up to 64 threads x 2^16 x 4 bytes, and more
@@ -53,6 +81,7 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
   // buildPlaced reserved scratchBytes(n) after the SA: allocate from there, not on top of it
   heap.release(sa + 4 * n);
   const mark = heap.used;
+  const clock = new PhaseClock("range");
   const isa = heap.alloc(4 * (n + 1));
   const regionA = heap.alloc(8 * n); // u64 keys of the first sort; then u32 keys + the group list
   const regionB = heap.alloc(8 * n); // radix scratch; u64 (key, suffix) of small groups; new groups
@@ -65,11 +94,14 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
   const largeCap = exec.threads * LARGE_SHARE + 1;
   const maxTasks = Math.max(exec.threads, groupBlocksMax + largeCap * (exec.threads + 1));
   const totals = heap.alloc(4 * maxTasks);
+  const copyList = heap.alloc(12 * maxTasks);
   const largeLists = heap.alloc(4 * largeCap * groupBlocksMax);
+  const groupCounts = heap.alloc(GROUP_COUNTS_BYTES * groupBlocksMax);
   const histograms = heap.alloc(1024 * exec.threads);
 
   // Alphabet: codes 1..sigma in byte order; 0 marks the end of the text.
   const parts = blocks(0, n, exec.threads);
+  heap.u32(histograms, 256 * parts.length).fill(0); // the kernel adds to its row
   await exec.map("byteHistogram", parts.map(([a, b], i) => [text, a, b, histograms + 1024 * i]));
   const counts = heap.u32(histograms, 256 * parts.length);
   const codeOf = heap.u32(codes, 256);
@@ -81,25 +113,33 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
     codeOf[c] = seen > 0 ? ++sigma : 0;
     if (seen > 0) entropy -= (seen / n) * Math.log2(seen / n);
   }
+  clock.lap("histogram");
   const bits = bitsFor(sigma);
   // As many characters as fit in 64 bits, but no more than a text of this entropy needs to leave
   // few suffixes unsorted (random DNA: ~16 of 21): a pass over bits that decide nothing is waste.
   const chars = Math.min(Math.floor(64 / bits), Math.ceil(Math.log2(n) / Math.max(entropy, 0.5)) + EXTRA_CHARS);
 
+  // Small texts write first ranks straight to text order (random stores that mostly hit cache);
+  // large ones in SA order, moved by buckets afterwards, and not at all when no group is left.
+  const inSAOrder = n > rangeTuning.directRankMax;
   // First sort: all suffixes by their first `chars` characters.
   await forBlocks(exec, "rangePackKeys", 0, n, (a, b) => [text, n, codes, bits, chars, regionA, sa, a, b]);
+  clock.lap("pack");
   await radixSortMsdU64(exec, { keys: regionA, vals: sa, tmpKeys: regionB, tmpVals: isa, keyBytes: 8 }, 0, n, 64 - bits * chars, 64);
+  clock.lap("sort");
   let written = await rankRuns(
     "rangeRankSliceU64",
-    parts.map(([a, b]) => ({ args: [regionA, sa, isa, 0, n, a, b], at: a })),
+    parts.map(([a, b]) => ({ args: [regionA, sa, isa, 0, n, a, b, inSAOrder ? 1 : 0], at: a })),
   );
   let groups = written.groups;
-  if (groups > 0) {
-    // ranks were written in SA order (sequentially); move them to text order in cache-sized windows
+  if (groups > 0 && inSAOrder) {
+    // move the ranks to text order in cache-sized windows
     await scatterByBuckets(exec, isa, sa, isa, n, n, { keys: regionB, vals: regionB + 4 * n });
   }
   heap.u32(isa + 4 * n, 1)[0] = 0; // the empty suffix ranks below all others
   let unsorted = written.suffixes;
+  clock.lap("rank+scatter");
+  clock.line(`n ${n} sigma ${sigma} chars ${chars} groups ${groups} unsorted ${unsorted}`);
 
   // Invariants at the top of each round: SA is sorted by the first h characters; rank[i] is 1 + the
   // position of the head of i's group in SA and rank[n] = 0; groupList holds the groups of size >= 2
@@ -115,14 +155,19 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
         reason: `range handed over to skew: ${unsorted} of ${n} suffixes share a prefix of ${h} bytes`,
       };
     }
-    const large = Math.max(LARGE_MIN, Math.ceil(unsorted / (exec.threads * LARGE_SHARE)));
-    const groupBlocks = blocks(0, groups, groupBlocksMax, MIN_GROUPS_PER_BLOCK);
+    const large = Math.max(rangeTuning.largeMin, Math.ceil(unsorted / (exec.threads * LARGE_SHARE)));
+    const wantBlocks = Math.min(groupBlocksMax, Math.ceil(unsorted / rangeTuning.minSuffixesPerBlock));
+    const groupBlocks = blocks(0, groups, wantBlocks, rangeTuning.minGroupsPerBlock);
 
     // A: small groups sorted inside workers; large ones listed.
     const listed = await exec.map(
       "rangeSortGroups",
-      groupBlocks.map(([g0, g1], i) => [groupList, g0, g1, sa, isa, keys, regionB, h, large, largeLists + 4 * largeCap * i]),
+      groupBlocks.map(([g0, g1], i) => [
+        groupList, g0, g1, sa, isa, keys, regionB, h, large, largeLists + 4 * largeCap * i,
+        rangeTuning.radixGroupMin, bitsFor(n), groupCounts + GROUP_COUNTS_BYTES * i,
+      ]),
     );
+    clock.lap("A");
     const list = heap.u32(groupList, 2 * groups);
     const largeGroups: number[] = [];
     listed.forEach((count, i) => {
@@ -136,27 +181,28 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
       await radixSort(exec, { keys, vals: sa, tmpKeys: regionB, tmpVals: regionB + 4 * n, keyBytes: 4 }, s, e, 0, bitsFor(n));
     }
 
+    clock.lap("large");
     // B: ranks and next groups; the group list is cut around large groups so that every task's
     // output (at most half its suffixes, written from its first suffix on) stays inside its range.
     const tasks: RankTask[] = [];
-    const largeSet = new Set(largeGroups);
+    let next = 0; // largeGroups is ascending (blocks in order, each listing its groups in order)
     for (const [g0, g1] of groupBlocks) {
       let from = g0;
-      for (let g = g0; g <= g1; g++) {
-        if (g === g1 || largeSet.has(g)) {
-          if (g > from) tasks.push({ args: [groupList, from, g, sa, isa, keys, large], at: list[2 * from], kernel: "rangeRankGroups" });
-          if (g < g1) {
-            const s = list[2 * g];
-            const e = s + list[2 * g + 1];
-            for (const [a, b] of blocks(s, e, exec.threads)) {
-              tasks.push({ args: [keys, sa, isa, s, e, a, b], at: a, kernel: "rangeRankSliceU32" });
-            }
-          }
-          from = g + 1;
+      while (true) {
+        const g = next < largeGroups.length && largeGroups[next] < g1 ? largeGroups[next++] : g1;
+        if (g > from) tasks.push({ args: [groupList, from, g, sa, isa, keys, large], at: list[2 * from], kernel: "rangeRankGroups" });
+        if (g === g1) break;
+        const s = list[2 * g];
+        const e = s + list[2 * g + 1];
+        for (const [a, b] of blocks(s, e, exec.threads)) {
+          tasks.push({ args: [keys, sa, isa, s, e, a, b], at: a, kernel: "rangeRankSliceU32" });
         }
+        from = g + 1;
       }
     }
     written = await rankRuns(undefined, tasks);
+    clock.lap("B");
+    clock.line(`h ${h} groups ${groups} unsorted ${unsorted} large ${largeGroups.length} tasks ${groupBlocks.length}/${tasks.length}`);
     groups = written.groups;
     unsorted = written.suffixes;
   }
@@ -189,17 +235,29 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
     const order = tasks.map((_, i) => i).sort((a, b) => tasks[a].at - tasks[b].at);
     let groupCount = 0;
     let suffixes = 0;
-    const copies: Promise<unknown>[] = [];
+    // the outputs move in one phase: runs of whole outputs of about equal size per worker
+    const list = heap.u32(copyList, 3 * tasks.length);
+    let outputs = 0;
     for (const i of order) {
       if (counts[i] > 0) {
-        const src = regionB + 8 * tasks[i].at;
-        const dst = groupList + 8 * groupCount;
-        copies.push(copy(exec, dst, src, 0, 2 * counts[i]));
+        list.set([groupList + 8 * groupCount, regionB + 8 * tasks[i].at, 2 * counts[i]], 3 * outputs++);
         groupCount += counts[i];
         suffixes += sums[i];
       }
     }
-    await Promise.all(copies);
+    const share = Math.max((2 * groupCount) / exec.threads, MIN_PARALLEL);
+    const runs: KernelArgs[] = [];
+    let from = 0;
+    let words = 0;
+    for (let k = 0; k < outputs; k++) {
+      words += list[3 * k + 2];
+      if (words >= share || k === outputs - 1) {
+        runs.push([copyList, from, k + 1]);
+        from = k + 1;
+        words = 0;
+      }
+    }
+    await exec.map("copyListU32", runs);
     return { groups: groupCount, suffixes };
   }
 }

@@ -247,11 +247,7 @@ fn scan_vec4(@builtin(local_invocation_index) lid: u32) {
     }
     let at = first + q;
     if (at < quads) {
-      if (4u * at + 4u > n) {
-        let beyond = vec4<u32>(4u * at) + vec4<u32>(0u, 1u, 2u, 3u) >= vec4<u32>(n);
-        out = select(out, output4[at], beyond);
-      }
-      output4[at] = out;
+      store_quad(at, out, n);
     }
   }
 }

@@ -114,11 +114,7 @@ fn scan(@builtin(local_invocation_index) lid: u32,
       if (INCLUSIVE == 1u) {
         out += v;
       }
-      if (4u * at + 4u > n) {
-        let beyond = vec4<u32>(4u * at) + vec4<u32>(0u, 1u, 2u, 3u) >= vec4<u32>(n);
-        out = select(out, output4[at], beyond);
-      }
-      output4[at] = out;
+      store_quad(at, out, n);
     }
   }
 }

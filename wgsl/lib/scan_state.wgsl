@@ -35,3 +35,14 @@ fn tile_state(j: u32) -> vec2<u32> {
   return vec2<u32>(0u, 0u);
 }
 
+
+// output4[at] = value, but the words at index n and beyond keep what they hold (the last quad of a
+// scan may reach past n). The including file declares `output4: array<vec4<u32>>`.
+fn store_quad(at: u32, value: vec4<u32>, n: u32) {
+  var out = value;
+  if (4u * at + 4u > n) {
+    let beyond = vec4<u32>(4u * at) + vec4<u32>(0u, 1u, 2u, 3u) >= vec4<u32>(n);
+    out = select(value, output4[at], beyond);
+  }
+  output4[at] = out;
+}

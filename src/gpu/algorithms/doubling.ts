@@ -175,13 +175,18 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
       if (h >= n) throw failure(`${job.name}: ${m} suffixes still unsorted after h = ${h} (internal error)`);
       [buffers.suffixes, spare.suffixes] = [spare.suffixes, buffers.suffixes];
       [buffers.positions, spare.positions] = [spare.positions, buffers.positions];
-      state = { batch: new GpuBatch(gpu, `${job.name} h=${h}`), buffers, n, m, h, rankBits, large };
+      const encodeStart = performance.now();
+      state = { batch: new GpuBatch(gpu, `${job.name} h=${h}`, profile !== undefined), buffers, n, m, h, rankBits, large };
       await job.refine(state);
       encodeSplitGroups(state, spare, count);
       state.batch.submit();
+      const encodeMs = performance.now() - encodeStart;
       const active = m;
       [m, large] = await readU32(gpu, count, 2);
-      profile?.(`round h=${h}: ${active} active (${state.large} in large groups), ${m} left`);
+      if (profile) {
+        const gpuNs = await state.batch.gpuNanoseconds();
+        profile(`round h=${h}: ${active} active (${state.large} in large groups), ${m} left; encode ${encodeMs.toFixed(2)} ms, GPU ${gpuNs === undefined ? "?" : (gpuNs / 1e6).toFixed(2)} ms`);
+      }
       h *= 2;
       job.onProgress?.(1 - m / job.slots);
     }

@@ -82,6 +82,8 @@ export class GpuBatch {
   private readonly encoder: GPUCommandEncoder;
   private pass: GPUComputePassEncoder | undefined;
   private readonly toRelease: GPUBuffer[] = [];
+  /** Launch parameters of this batch's dispatches: slots of one uniform buffer, written at submit. */
+  private params: { buffer: GPUBuffer; words: Uint32Array; used: number } | undefined;
   private querySet: GPUQuerySet | undefined;
   private submitted = false;
 
@@ -101,14 +103,13 @@ export class GpuBatch {
    */
   dispatch(pipe: GPUComputePipeline, params: ArrayLike<number>, bindings: (Binding | undefined)[], groups: number): void {
     if (groups <= 0) return;
-    const uniform = this.uniform(params);
-    const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: { buffer: uniform } }];
+    const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: this.uniform(params) }];
     bindings.forEach((b, i) => {
       if (b === undefined) return;
       const resource: GPUBufferBinding = "buffer" in b ? b : { buffer: b };
       entries.push({ binding: i + 1, resource });
     });
-    const group = this.ctx.device.createBindGroup({ layout: pipe.getBindGroupLayout(0), entries });
+    const group = this.ctx.device.createBindGroup({ layout: layoutOf(pipe), entries });
     const pass = (this.pass ??= this.encoder.beginComputePass());
     pass.setPipeline(pipe);
     pass.setBindGroup(0, group);
@@ -152,6 +153,7 @@ export class GpuBatch {
       this.encoder.resolveQuerySet(this.querySet, 0, 2, resolveBuffer, 0);
       this.encoder.copyBufferToBuffer(resolveBuffer, 0, this.timestampBuffer, 0, 16);
     }
+    this.flushParams();
     this.ctx.device.queue.submit([this.encoder.finish()]);
     for (const buffer of this.toRelease) this.ctx.pool.release(buffer);
     this.ctx.pool.afterSubmit();
@@ -172,19 +174,50 @@ export class GpuBatch {
     return Number(t[1] - t[0]);
   }
 
-  private uniform(params: ArrayLike<number>): GPUBuffer {
-    const words = new Uint32Array(Math.max(4, Math.ceil(params.length / 4) * 4));
-    for (let i = 0; i < params.length; i++) words[i] = params[i] >>> 0;
-    const buffer = this.ctx.pool.acquire(words.byteLength, UNIFORM_USAGE, "params");
-    this.ctx.device.queue.writeBuffer(buffer, 0, words);
-    this.toRelease.push(buffer);
-    return buffer;
+  /**
+   * A slot for `params` in the batch's parameter buffer (slots at the device's uniform offset
+   * alignment; a full buffer is written and another taken). One writeBuffer per 64 dispatches
+   * instead of a pooled buffer and a write each: host time per dispatch is what the short doubling
+   * rounds of text spend most on.
+   */
+  private uniform(params: ArrayLike<number>): GPUBufferBinding {
+    const align = this.ctx.device.limits.minUniformBufferOffsetAlignment;
+    const bytes = Math.max(16, Math.ceil(params.length / 4) * 16);
+    if (this.params === undefined || this.params.used + bytes > this.params.words.byteLength) {
+      this.flushParams();
+      const size = PARAM_SLOTS * Math.max(align, bytes);
+      const buffer = this.ctx.pool.acquire(size, UNIFORM_USAGE, "params");
+      this.toRelease.push(buffer);
+      this.params = { buffer, words: new Uint32Array(size / 4), used: 0 };
+    }
+    const offset = this.params.used;
+    for (let i = 0; i < params.length; i++) this.params.words[offset / 4 + i] = params[i] >>> 0;
+    this.params.used = Math.ceil((offset + bytes) / align) * align;
+    return { buffer: this.params.buffer, offset, size: bytes };
+  }
+
+  private flushParams(): void {
+    if (this.params === undefined || this.params.used === 0) return;
+    this.ctx.device.queue.writeBuffer(this.params.buffer, 0, this.params.words, 0, Math.min(this.params.used, this.params.words.byteLength) / 4);
+    this.params = undefined;
   }
 
   private endPass(): void {
     this.pass?.end();
     this.pass = undefined;
   }
+}
+
+/** Dispatches per parameter buffer of a batch. */
+const PARAM_SLOTS = 64;
+
+const layouts = new WeakMap<GPUComputePipeline, GPUBindGroupLayout>();
+
+/** The bind group layout of a pipeline's group 0, asked of Dawn once. */
+function layoutOf(pipe: GPUComputePipeline): GPUBindGroupLayout {
+  let layout = layouts.get(pipe);
+  if (layout === undefined) layouts.set(pipe, (layout = pipe.getBindGroupLayout(0)));
+  return layout;
 }
 
 /** Splits `groups` into x*y >= groups with x, y within the per-dimension limit. */
@@ -237,16 +270,35 @@ export function writeInto(ctx: GpuContext, target: GPUBuffer, offset: number, da
 export async function readU32(ctx: GpuContext, source: GPUBuffer, count: number, first = 0): Promise<Uint32Array> {
   if (count === 0) return new Uint32Array(0);
   const bytes = count * 4;
-  const staging = ctx.device.createBuffer({ size: bytes, usage: 0x1 /* MAP_READ */ | 0x8 });
+  // small reads (a doubling round's counters) reuse kept staging buffers: one per round otherwise
+  const small = bytes <= SMALL_READ_BYTES;
+  const kept = small ? smallReadStaging(ctx) : undefined;
+  const staging = kept?.pop() ?? ctx.device.createBuffer({ size: small ? SMALL_READ_BYTES : bytes, usage: 0x1 /* MAP_READ */ | 0x8 });
   const encoder = ctx.device.createCommandEncoder();
   encoder.copyBufferToBuffer(source, first * 4, staging, 0, bytes);
   ctx.device.queue.submit([encoder.finish()]);
+  let mapped = false;
   try {
-    await ctx.race(staging.mapAsync(1 /* READ */));
-    return new Uint32Array(staging.getMappedRange().slice(0));
+    await ctx.race(staging.mapAsync(1 /* READ */, 0, bytes));
+    mapped = true;
+    return new Uint32Array(staging.getMappedRange(0, bytes).slice(0));
   } finally {
-    staging.destroy();
+    if (kept && mapped) {
+      staging.unmap();
+      kept.push(staging);
+    } else {
+      staging.destroy();
+    }
   }
+}
+
+const SMALL_READ_BYTES = 256;
+const smallReads = new WeakMap<GpuContext, GPUBuffer[]>();
+
+function smallReadStaging(ctx: GpuContext): GPUBuffer[] {
+  let list = smallReads.get(ctx);
+  if (list === undefined) smallReads.set(ctx, (list = []));
+  return list;
 }
 
 /**

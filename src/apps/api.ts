@@ -97,9 +97,30 @@ export interface LocateOptions {
   limit?: number;
 }
 
+/** count and locate in terms of `search`, for the CPU and the GPU index alike. */
+abstract class PatternSearch {
+  /** Bytes of the indexed text. */
+  abstract get length(): number;
+
+  /** Counts (and with `locate`, positions of) many patterns at once. */
+  abstract search(patterns: Text[], options?: SearchOptions): Promise<SearchResult[]>;
+
+  /** Occurrences of `pattern` in the text. */
+  async count(pattern: Text): Promise<number> {
+    return (await this.search([pattern]))[0].count;
+  }
+
+  /** Start positions of `pattern` in the text, ascending. */
+  async locate(pattern: Text, options: LocateOptions = {}): Promise<Uint32Array> {
+    return (await this.search([pattern], { locate: true, limit: options.limit }))[0].positions!;
+  }
+}
+
 /** An FM-index of a text: count and locate patterns without the text. */
-export class FMIndex {
-  private constructor(private readonly image: FMIndexImage) {}
+export class FMIndex extends PatternSearch {
+  private constructor(private readonly image: FMIndexImage) {
+    super();
+  }
 
   /** Builds the index of `text` (its suffix array first). */
   static async build(text: Text, options: FMIndexOptions = {}): Promise<FMIndex> {
@@ -131,16 +152,6 @@ export class FMIndex {
   /** The index image: the bytes of a .fmi file (a copy). */
   toBytes(): Uint8Array {
     return this.image.bytes().slice();
-  }
-
-  /** Occurrences of `pattern` in the text. */
-  async count(pattern: Text): Promise<number> {
-    return (await this.search([pattern]))[0].count;
-  }
-
-  /** Start positions of `pattern` in the text, ascending. */
-  async locate(pattern: Text, options: LocateOptions = {}): Promise<Uint32Array> {
-    return (await this.search([pattern], { locate: true, limit: options.limit }))[0].positions!;
   }
 
   /** Counts (and with `locate`, positions of) many patterns at once. */
@@ -176,11 +187,13 @@ export interface GpuIndexOptions {
  * An FM-index on a GPU: the image is uploaded once; each count, locate or search uploads its
  * patterns and runs one invocation per pattern (and per reported position). Same results as FMIndex.
  */
-export class GpuFMIndex {
+export class GpuFMIndex extends PatternSearch {
   private constructor(
     private readonly device: DeviceFMIndex,
     private readonly ownGpu: GpuContext | undefined,
-  ) {}
+  ) {
+    super();
+  }
 
   static async open(image: FMIndexImage, options: GpuIndexOptions = {}): Promise<GpuFMIndex> {
     const ownGpu = options.gpuContext ? undefined : (await acquireGpu({ mode: resolveGpuMode(options.gpu), required: true }))!;
@@ -195,14 +208,6 @@ export class GpuFMIndex {
   /** Bytes of the indexed text. */
   get length(): number {
     return this.device.index.layout.n;
-  }
-
-  async count(pattern: Text): Promise<number> {
-    return (await this.search([pattern]))[0].count;
-  }
-
-  async locate(pattern: Text, options: LocateOptions = {}): Promise<Uint32Array> {
-    return (await this.search([pattern], { locate: true, limit: options.limit }))[0].positions!;
   }
 
   async search(patterns: Text[], options: SearchOptions = {}): Promise<SearchResult[]> {

@@ -89,9 +89,9 @@ describe("planEngine", () => {
     expect(plan({ engine: "cpu", threads: many, n: 1 << 30, gpu: "hardware" })).toBe("sais");
   });
 
-  it("--engine gpu: gpu-ls (routable to gpu-skew); --engine hybrid: gpu-ls-hybrid", () => {
+  it("--engine gpu: gpu-spd (routable to gpu-skew); --engine hybrid: gpu-ls-hybrid", () => {
     const gpu = planEngine({ engine: "gpu", n: 1000, threads: 2, gpu: "hardware" });
-    expect(gpu.sorter.name).toBe("gpu-ls");
+    expect(gpu.sorter.name).toBe("gpu-spd");
     expect(gpu.routable).toBe(true);
     expect(plan({ engine: "hybrid", gpu: "software" })).toBe("gpu-ls-hybrid");
   });
@@ -99,14 +99,14 @@ describe("planEngine", () => {
   it("auto: the CPU below its threshold, without a GPU or with only the software one; the GPU at or over it", () => {
     const low = AUTO_GPU_MIN_BYTES_OVER_SAIS;
     expect(plan({ n: low - 1, gpu: "hardware" })).toBe("sais");
-    expect(plan({ n: low, gpu: "hardware" })).toBe("gpu-ls");
+    expect(plan({ n: low, gpu: "hardware" })).toBe("gpu-spd");
     expect(plan({ n: low, gpu: "software" })).toBe("sais");
     expect(plan({ n: low, gpu: "none" })).toBe("sais");
     expect(plan({ n: low, gpu: "hardware", gpuMaxLength: low - 1 })).toBe("sais");
     // on many threads the CPU runs range, which the GPU must beat by more
     const many = AUTO_RANGE_MIN_THREADS;
     expect(plan({ n: AUTO_GPU_MIN_BYTES_OVER_RANGE - 1, threads: many, gpu: "hardware" })).toBe("range");
-    expect(plan({ n: AUTO_GPU_MIN_BYTES_OVER_RANGE, threads: many, gpu: "hardware" })).toBe("gpu-ls");
+    expect(plan({ n: AUTO_GPU_MIN_BYTES_OVER_RANGE, threads: many, gpu: "hardware" })).toBe("gpu-spd");
   });
 
   it("wantsGpu: auto looks for a device only where the GPU could be chosen", () => {
@@ -131,7 +131,7 @@ describe("routing --engine gpu by the text", () => {
     const periodic = hardFamilies(1 << 16, 1)[0][1];
     const gpu = planEngine({ engine: "gpu", n: periodic.length, threads: 2, gpu: "hardware" });
     expect(routeByText(gpu, periodic).sorter.name).toBe("gpu-skew");
-    expect(routeByText(gpu, randomText(1 << 16, 4, 1)).sorter.name).toBe("gpu-ls");
+    expect(routeByText(gpu, randomText(1 << 16, 4, 1)).sorter.name).toBe("gpu-spd");
     const named = planEngine({ engine: "gpu", algo: "gpu-ls", n: periodic.length, threads: 2, gpu: "hardware" });
     expect(routeByText(named, periodic).sorter.name).toBe("gpu-ls");
   });
@@ -143,7 +143,7 @@ describe("selectEngine on this machine", () => {
     // without hardware, selectEngine looks for an adapter itself (and finds none)
     const found = await selectEngine({ engine: "auto", n, threads: 2, gpu: "hardware", ...(hardware ? { gpuContext: hardware } : {}) });
     try {
-      expect(found.plan.sorter.name).toBe(hardware ? "gpu-ls" : "sais");
+      expect(found.plan.sorter.name).toBe(hardware ? "gpu-spd" : "sais");
       expect(found.gpu).toBe(hardware ?? undefined);
       if (!hardware) expect(found.plan.reason).toMatch(/no hardware GPU/);
     } finally {

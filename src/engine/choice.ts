@@ -5,7 +5,7 @@
 //   --engine cpu|gpu|hybrid    with --algo: NAME must run on that engine (gpu-ls under hybrid
 //                              means gpu-ls-hybrid); a contradiction is a usage error
 //   --engine cpu               AUTO_RANGE rule below
-//   --engine gpu               gpu-ls; gpu-skew for texts that look periodic (looksPeriodic)
+//   --engine gpu               gpu-spd; gpu-skew for texts that look periodic (looksPeriodic)
 //   --engine hybrid            gpu-ls-hybrid (GPU and CPU workers split every large round)
 //   --engine auto (default)    the CPU below the GPU threshold or without a hardware adapter
 //                              (the software adapter is never chosen); above it, as --engine gpu
@@ -43,7 +43,14 @@ export const AUTO_RANGE_MIN_THREADS = 8;
 export const AUTO_RANGE_MIN_BYTES = 1 << 20;
 
 /** The GPU algorithm of --engine gpu and the one for texts that look periodic. */
-export const GPU_DEFAULT_ALGO = "gpu-ls";
+/**
+ * The GPU algorithm of --engine gpu and auto. gpu-spd: fastest on 9 of the 12 corpus files and on
+ * their 124 MB concatenation on the H200 (chr22 480 MB/s against gpu-ls 214, concatenation 363
+ * against 342); gpu-ls leads only on uniformly random DNA (634 against 526). BENCHMARKS.md section 4.
+ */
+export const GPU_DEFAULT_ALGO = "gpu-spd";
+/** The algorithm of --engine hybrid (the split is built on gpu-ls's rounds). */
+export const HYBRID_DEFAULT_ALGO = "gpu-ls-hybrid";
 export const GPU_PERIODIC_ALGO = "gpu-skew";
 /** The hybrid form of each GPU algorithm that has one. */
 const HYBRID_OF: Record<string, string> = { "gpu-ls": "gpu-ls-hybrid" };
@@ -122,7 +129,7 @@ export function planEngine(req: EngineRequest): EnginePlan {
   const onCpu = `${cpu} for ${n} bytes on ${threads} thread${threads === 1 ? "" : "s"}`;
   if (engine === "cpu") return { sorter: sorterOf(cpu), reason: `--engine cpu: ${onCpu}`, routable: false };
   if (engine === "gpu") return { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: "--engine gpu", routable: true };
-  if (engine === "hybrid") return { sorter: sorterOf(HYBRID_OF[GPU_DEFAULT_ALGO]), reason: "--engine hybrid", routable: false };
+  if (engine === "hybrid") return { sorter: sorterOf(HYBRID_DEFAULT_ALGO), reason: "--engine hybrid", routable: false };
   const threshold = gpuThreshold(n, threads);
   if (n < threshold) return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, below the GPU threshold of ${threshold} bytes`, routable: false };
   if (req.gpu !== "hardware") return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, no hardware GPU`, routable: false };

@@ -108,7 +108,7 @@ Options:
     const acquireSeconds = (performance.now() - acquireStart) / 1000;
     try {
       if (gpu) {
-        for (const name of ["gpu-ls", "gpu-skew", "gpu-ls-hybrid", ...algos.map((s) => s.name)]) {
+        for (const name of ["gpu-spd", "gpu-ls", "gpu-skew", "gpu-ls-hybrid", ...algos.map((s) => s.name)]) {
           const sorter = resolveSorter(name);
           if (sorter.engine === "cpu" || setupSeconds.has(name)) continue;
           const placed = placeText(1024, sorter, threads);

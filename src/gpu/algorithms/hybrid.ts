@@ -26,8 +26,9 @@
 // is bounded: the GPU's segmented sort still passes over the CPU's members (as one-member
 // segments), and the round adds a readback and an upload of 12 bytes per CPU member plus a sync.
 // Rounds with few active suffixes stay on the GPU alone (the round trip would cost more than the
-// work). Unmeasured on a hardware GPU at the time of writing: the engine policy never picks
-// hybrid by itself (src/engine/choice.ts); `sufsort bench --engines gpu,hybrid` reports both and
+// work). On the H200 the two sides overlapped but the workers took longer than the GPU for their
+// share, and hybrid ran at 0.5-0.75x gpu-ls (BENCHMARKS.md section 4), so the engine policy never
+// picks it by itself (src/engine/choice.ts); `sufsort bench --engines gpu,hybrid` reports both and
 // the overlap (BuildResult.overlap).
 //
 // Limits: those of gpu-ls (n <= 469,762,048 on the H100/H200), plus 12 bytes of WebAssembly heap

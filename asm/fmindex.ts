@@ -39,6 +39,16 @@
   return load<u32>(index + at);
 }
 
+/** Address of the section (codeOf, C, blocks, samples) whose offset the header field at `at` holds. */
+@inline function section(index: usize, at: usize): usize {
+  return index + (field(index, at) as usize);
+}
+
+/** Start of the block that holds `row`. */
+@inline function blockOf(blocks: usize, blockShift: u32, blockBytes: usize, row: u32): usize {
+  return blocks + ((row >> blockShift) as usize) * blockBytes;
+}
+
 /** Matches of code c among the len bytes at p (16 at a time). */
 @inline function countByte(p: usize, len: u32, c: u32): u32 {
   // Each equal lane is -1: subtracting the comparison counts matches per lane (at most b/16 <= 64
@@ -68,7 +78,7 @@
  */
 @inline function rank(blocks: usize, blockShift: u32, blockBytes: usize, bytesAt: usize, primary: u32, rows: u32, c: u32, i: u32): u32 {
   const b: u32 = 1 << blockShift;
-  const blk = blocks + ((i >> blockShift) as usize) * blockBytes;
+  const blk = blockOf(blocks, blockShift, blockBytes, i);
   const within = i & (b - 1);
   const start = i - within;
   if (within <= b >> 1 || start + b > rows) {
@@ -88,7 +98,7 @@
  */
 @inline function touchRank(blocks: usize, blockShift: u32, blockBytes: usize, bytesAt: usize, rows: u32, c: u32, i: u32): u32 {
   const b: u32 = 1 << blockShift;
-  const blk = blocks + ((i >> blockShift) as usize) * blockBytes;
+  const blk = blockOf(blocks, blockShift, blockBytes, i);
   const within = i & (b - 1);
   let from: usize;
   let to: usize;
@@ -125,9 +135,9 @@ export function fmFillBlocks(bwt: usize, sa: usize, index: usize, firstBlock: u3
   const sigma = field(index, H_SIGMA);
   const b = field(index, H_BLOCK_ROWS);
   const blockBytes = field(index, H_BLOCK_BYTES) as usize;
-  const codes = index + (field(index, H_CODES) as usize);
-  const blocks = index + (field(index, H_BLOCKS) as usize);
-  const samples = index + (field(index, H_SAMPLES) as usize);
+  const codes = section(index, H_CODES);
+  const blocks = section(index, H_BLOCKS);
+  const samples = section(index, H_SAMPLES);
   const marksAt = field(index, H_MARKS_AT) as usize;
   const bytesAt = field(index, H_BYTES_AT) as usize;
   const sampleCountAt = running + ((sigma as usize) << 2);
@@ -163,7 +173,7 @@ export function fmRangeCounts(bwt: usize, sa: usize, index: usize, r0: u32, r1: 
   const primary = field(index, H_PRIMARY);
   const sampleRate = field(index, H_SAMPLE_RATE);
   const sigma = field(index, H_SIGMA);
-  const codes = index + (field(index, H_CODES) as usize);
+  const codes = section(index, H_CODES);
   let sampled: u32 = 0;
   for (let r = r0; r < r1; r++) {
     if (r != 0 && load<u32>(sa + (((r - 1) as usize) << 2)) % sampleRate == 0) sampled++;
@@ -189,9 +199,9 @@ export function fmCheck(index: usize, running: usize): u32 {
   const blockCount = field(index, H_BLOCK_COUNT);
   const sampleRate = field(index, H_SAMPLE_RATE);
   const primary = field(index, H_PRIMARY);
-  const bounds = index + (field(index, H_BOUNDS) as usize);
-  const blocks = index + (field(index, H_BLOCKS) as usize);
-  const samples = index + (field(index, H_SAMPLES) as usize);
+  const bounds = section(index, H_BOUNDS);
+  const blocks = section(index, H_BLOCKS);
+  const samples = section(index, H_SAMPLES);
   const sampleCount = field(index, H_SAMPLE_COUNT);
   const marksAt = field(index, H_MARKS_AT) as usize;
   const bytesAt = field(index, H_BYTES_AT) as usize;
@@ -252,14 +262,11 @@ export function fmCheck(index: usize, running: usize): u32 {
 export function fmCount(index: usize, patterns: usize, spans: usize, first: u32, last: u32, ranges: usize, slots: usize): void {
   const n = field(index, H_N);
   const primary = field(index, H_PRIMARY);
-  const sampleRate = field(index, H_SAMPLE_RATE);
   const blockShift = ctz(field(index, H_BLOCK_ROWS));
   const blockBytes = field(index, H_BLOCK_BYTES) as usize;
-  const codes = index + (field(index, H_CODES) as usize);
-  const bounds = index + (field(index, H_BOUNDS) as usize);
-  const blocks = index + (field(index, H_BLOCKS) as usize);
-  const samples = index + (field(index, H_SAMPLES) as usize);
-  const marksAt = field(index, H_MARKS_AT) as usize;
+  const codes = section(index, H_CODES);
+  const bounds = section(index, H_BOUNDS);
+  const blocks = section(index, H_BLOCKS);
   const bytesAt = field(index, H_BYTES_AT) as usize;
   let active: i32 = 0;
   let next = first;
@@ -295,7 +302,7 @@ export function fmCount(index: usize, patterns: usize, spans: usize, first: u32,
         sp = base + rank(blocks, blockShift, blockBytes, bytesAt, primary, rows, code, from);
         if ((from ^ to) >> blockShift == 0) {
           // Same block (the usual case once the range is narrow): ep = sp + matches in L[from, to).
-          let inside = countByte(blocks + ((from >> blockShift) as usize) * blockBytes + bytesAt + ((from & ((1 << blockShift) - 1)) as usize), to - from, code);
+          let inside = countByte(blockOf(blocks, blockShift, blockBytes, from) + bytesAt + ((from & ((1 << blockShift) - 1)) as usize), to - from, code);
           if (code == 0 && primary >= from && primary < to) inside--;
           ep = sp + inside;
         } else {
@@ -343,9 +350,9 @@ export function fmLocate(index: usize, rows: usize, count: u32, out: usize, slot
   const sampleRate = field(index, H_SAMPLE_RATE);
   const blockShift = ctz(field(index, H_BLOCK_ROWS));
   const blockBytes = field(index, H_BLOCK_BYTES) as usize;
-  const bounds = index + (field(index, H_BOUNDS) as usize);
-  const blocks = index + (field(index, H_BLOCKS) as usize);
-  const samples = index + (field(index, H_SAMPLES) as usize);
+  const bounds = section(index, H_BOUNDS);
+  const blocks = section(index, H_BLOCKS);
+  const samples = section(index, H_SAMPLES);
   const marksAt = field(index, H_MARKS_AT) as usize;
   const bytesAt = field(index, H_BYTES_AT) as usize;
   const rowMask: u32 = (1 << blockShift) - 1;
@@ -363,7 +370,7 @@ export function fmLocate(index: usize, rows: usize, count: u32, out: usize, slot
     for (let g: i32 = 0; g < active; g++) {
       const slot = slots + ((g as usize) << 4);
       const r = load<u32>(slot, 4);
-      const blk = blocks + ((r >> blockShift) as usize) * blockBytes;
+      const blk = blockOf(blocks, blockShift, blockBytes, r);
       const j = r & rowMask;
       const marked = ((load<u8>(blk + marksAt + ((j >> 3) as usize)) as u32) >> (j & 7)) & 1;
       store<u32>(slot, (load<u8>(blk + bytesAt + (j as usize)) as u32) | (marked << 8), 12);
@@ -380,7 +387,7 @@ export function fmLocate(index: usize, rows: usize, count: u32, out: usize, slot
       const steps = load<u32>(slot, 8);
       const codeMark = load<u32>(slot, 12);
       if (codeMark >= 256) {
-        const blk = blocks + ((r >> blockShift) as usize) * blockBytes;
+        const blk = blockOf(blocks, blockShift, blockBytes, r);
         const k = load<u32>(blk) + marksBefore(blk + marksAt, r & rowMask);
         const which = load<u32>(slot);
         store<u32>(out + ((which as usize) << 2), load<u32>(samples + ((k as usize) << 2)) + steps);

@@ -262,6 +262,16 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32): i32 {
   return 0;
 }
 
+// The step of both L scans: L-type suffix j goes to the head of its bucket T[j], as j when j - 1
+// is L type too (this scan induces it next), as ~j when j - 1 is S type (T[j-1] < T[j]: left for
+// the S scan); j = 0 has no predecessor and is stored as 0.
+@inline function induceL<C>(t: usize, sa: usize, buckets: usize, j: i32): void {
+  const c = chr<C>(t, j);
+  const pos = get(buckets, c);
+  put(buckets, c, pos + 1);
+  put(sa, pos, select<i32>(~j, j, (j > 0) & (chr<C>(t, j - 1) < c)));
+}
+
 // Stage 1 induction. Invariant of both scans: a positive entry p is a suffix whose predecessor
 // p - 1 must still be induced by this scan; a negative entry ~p is a suffix whose predecessor is
 // of the other type (left for the other scan); 0 is an empty slot (suffix 0 is never needed
@@ -270,24 +280,12 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32): i32 {
 // LMS substring.
 function induceStage1<C>(t: usize, sa: usize, n: i32, counts: usize, buckets: usize, k: i32): void {
   bucketBounds<C>(t, n, counts, buckets, k, false);
-  {
-    // The sentinel's predecessor n - 1 (L type) starts its bucket.
-    const j = n - 1;
-    const c = chr<C>(t, j);
-    const pos = get(buckets, c);
-    put(buckets, c, pos + 1);
-    put(sa, pos, select<i32>(~j, j, chr<C>(t, j - 1) < c));
-  }
+  induceL<C>(t, sa, buckets, n - 1); // the sentinel's predecessor (n >= 2 at every level)
   for (let i = 0; i < n; i++) {
     const p = get(sa, i);
     if (p > 0) {
       put(sa, i, 0);
-      const j = p - 1;
-      const c = chr<C>(t, j);
-      const pos = get(buckets, c);
-      put(buckets, c, pos + 1);
-      // j - 1 is S type (or absent) when T[j-1] < T[j]: then j is not consumed by this scan.
-      put(sa, pos, select<i32>(~j, j, (j > 0) & (chr<C>(t, j - 1) < c)));
+      induceL<C>(t, sa, buckets, p - 1);
     } else if (p < 0) {
       put(sa, i, ~p);
     }
@@ -314,23 +312,11 @@ function induceStage1<C>(t: usize, sa: usize, n: i32, counts: usize, buckets: us
 // done every entry is a non-negative suffix position in sorted order.
 function induceFinal<C>(t: usize, sa: usize, n: i32, counts: usize, buckets: usize, k: i32): void {
   bucketBounds<C>(t, n, counts, buckets, k, false);
-  {
-    const j = n - 1;
-    const c = chr<C>(t, j);
-    const pos = get(buckets, c);
-    put(buckets, c, pos + 1);
-    put(sa, pos, select<i32>(~j, j, chr<C>(t, j - 1) < c));
-  }
+  induceL<C>(t, sa, buckets, n - 1); // the sentinel's predecessor
   for (let i = 0; i < n; i++) {
     const p = get(sa, i);
     put(sa, i, ~p);
-    if (p > 0) {
-      const j = p - 1;
-      const c = chr<C>(t, j);
-      const pos = get(buckets, c);
-      put(buckets, c, pos + 1);
-      put(sa, pos, select<i32>(~j, j, (j > 0) & (chr<C>(t, j - 1) < c)));
-    }
+    if (p > 0) induceL<C>(t, sa, buckets, p - 1);
   }
 
   bucketBounds<C>(t, n, counts, buckets, k, true);
@@ -356,13 +342,7 @@ function induceFinal<C>(t: usize, sa: usize, n: i32, counts: usize, buckets: usi
 // makes that pair stale: `dirty` bounds the positions written so far, whose pairs are reloaded.
 function induceFinalBlocked<C>(t: usize, sa: usize, n: i32, counts: usize, buckets: usize, k: i32, cache: usize): void {
   bucketBounds<C>(t, n, counts, buckets, k, false);
-  {
-    const j = n - 1;
-    const c = chr<C>(t, j);
-    const pos = get(buckets, c);
-    put(buckets, c, pos + 1);
-    put(sa, pos, select<i32>(~j, j, chr<C>(t, j - 1) < c));
-  }
+  induceL<C>(t, sa, buckets, n - 1); // the sentinel's predecessor
   for (let start = 0; start < n; start += INDUCE_BLOCK) {
     const end = min(start + INDUCE_BLOCK, n);
     for (let i = start; i < end; i++) {

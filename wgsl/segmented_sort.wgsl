@@ -43,6 +43,27 @@ fn merge_before_or_equal(a: u32, b: u32) -> bool {
   return la < lb || (la == lb && merge_keys[padded(a)] <= merge_keys[padded(b)]);
 }
 
+// Tile loading (lib/tile_load.wgsl): a pair and its label into the merge arrays.
+struct TileItem {
+  key: u32,
+  value: u32,
+  label: u32,
+}
+
+fn tile_fetch(at: u32) -> TileItem {
+  return TileItem(keys[at], values[at], labels[at]);
+}
+
+fn tile_past_end() -> TileItem {
+  return TileItem(NO_LABEL, 0u, NO_LABEL);
+}
+
+fn tile_stage(local: u32, item: TileItem) {
+  merge_keys[padded(local)] = item.key;
+  merge_values[padded(local)] = item.value;
+  merge_labels[padded(local)] = item.label;
+}
+
 @compute @workgroup_size(WG)
 fn blocksort(@builtin(local_invocation_index) lid: u32,
              @builtin(workgroup_id) wid: vec3<u32>,
@@ -53,27 +74,8 @@ fn blocksort(@builtin(local_invocation_index) lid: u32,
   }
   let base = tile * TILE;
   let valid = min(TILE, params.n - base);
-  // Loads first (all in flight together), then the stores into shared memory; pairs past the end
-  // get the label NO_LABEL, which sorts after every real label.
-  var loaded_keys: array<u32, ITEMS>;
-  var loaded_values: array<u32, ITEMS>;
-  var loaded_labels: array<u32, ITEMS>;
-  for (var i = 0u; i < ITEMS; i++) {
-    let local = i * WG + lid;
-    loaded_keys[i] = NO_LABEL;
-    loaded_labels[i] = NO_LABEL;
-    if (local < valid) {
-      loaded_keys[i] = keys[base + local];
-      loaded_values[i] = values[base + local];
-      loaded_labels[i] = labels[base + local];
-    }
-  }
-  for (var i = 0u; i < ITEMS; i++) {
-    let local = i * WG + lid;
-    merge_keys[padded(local)] = loaded_keys[i];
-    merge_values[padded(local)] = loaded_values[i];
-    merge_labels[padded(local)] = loaded_labels[i];
-  }
+  // Pairs past the end get the label NO_LABEL, which sorts after every real label.
+  load_tile(lid, base, valid);
   workgroupBarrier();
 
   // Each invocation sorts its ITEMS pairs (stable insertion sort in shared memory).
@@ -199,18 +201,24 @@ fn find_crossing(tile: u32, with_splits: bool) {
   }
 }
 
+// Invocation 0 fills `crossing` for this workgroup's tile; every invocation gets its cs (NO_LABEL:
+// no work, also past the last tile). Call in uniform control flow (it has a barrier).
+fn share_crossing(lid: u32, wid: vec3<u32>, nwg: vec3<u32>, with_splits: bool) -> u32 {
+  let tile = flat_group(wid, nwg);
+  if (tile >= params.tiles) {
+    return NO_LABEL;
+  }
+  if (lid == 0u) {
+    find_crossing(tile, with_splits);
+  }
+  return workgroupUniformLoad(&crossing[0]);
+}
+
 @compute @workgroup_size(WG)
 fn merge_pass(@builtin(local_invocation_index) lid: u32,
               @builtin(workgroup_id) wid: vec3<u32>,
               @builtin(num_workgroups) nwg: vec3<u32>) {
-  let tile = flat_group(wid, nwg);
-  if (tile >= params.tiles) {
-    return;
-  }
-  if (lid == 0u) {
-    find_crossing(tile, true);
-  }
-  let cs = workgroupUniformLoad(&crossing[0]);
+  let cs = share_crossing(lid, wid, nwg, true);
   if (cs == NO_LABEL) {
     return;
   }
@@ -254,14 +262,7 @@ fn merge_pass(@builtin(local_invocation_index) lid: u32,
 fn copy_back(@builtin(local_invocation_index) lid: u32,
              @builtin(workgroup_id) wid: vec3<u32>,
              @builtin(num_workgroups) nwg: vec3<u32>) {
-  let tile = flat_group(wid, nwg);
-  if (tile >= params.tiles) {
-    return;
-  }
-  if (lid == 0u) {
-    find_crossing(tile, false);
-  }
-  let cs = workgroupUniformLoad(&crossing[0]);
+  let cs = share_crossing(lid, wid, nwg, false);
   if (cs == NO_LABEL) {
     return;
   }

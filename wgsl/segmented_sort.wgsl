@@ -201,24 +201,18 @@ fn find_crossing(tile: u32, with_splits: bool) {
   }
 }
 
-// Invocation 0 fills `crossing` for this workgroup's tile; every invocation gets its cs (NO_LABEL:
-// no work, also past the last tile). Call in uniform control flow (it has a barrier).
-fn share_crossing(lid: u32, wid: vec3<u32>, nwg: vec3<u32>, with_splits: bool) -> u32 {
-  let tile = flat_group(wid, nwg);
-  if (tile >= params.tiles) {
-    return NO_LABEL;
-  }
-  if (lid == 0u) {
-    find_crossing(tile, with_splits);
-  }
-  return workgroupUniformLoad(&crossing[0]);
-}
-
 @compute @workgroup_size(WG)
 fn merge_pass(@builtin(local_invocation_index) lid: u32,
               @builtin(workgroup_id) wid: vec3<u32>,
               @builtin(num_workgroups) nwg: vec3<u32>) {
-  let cs = share_crossing(lid, wid, nwg, true);
+  let tile = flat_group(wid, nwg);
+  if (tile >= params.tiles) {
+    return;
+  }
+  if (lid == 0u) {
+    find_crossing(tile, true);
+  }
+  let cs = workgroupUniformLoad(&crossing[0]);
   if (cs == NO_LABEL) {
     return;
   }
@@ -262,7 +256,14 @@ fn merge_pass(@builtin(local_invocation_index) lid: u32,
 fn copy_back(@builtin(local_invocation_index) lid: u32,
              @builtin(workgroup_id) wid: vec3<u32>,
              @builtin(num_workgroups) nwg: vec3<u32>) {
-  let cs = share_crossing(lid, wid, nwg, false);
+  let tile = flat_group(wid, nwg);
+  if (tile >= params.tiles) {
+    return;
+  }
+  if (lid == 0u) {
+    find_crossing(tile, false);
+  }
+  let cs = workgroupUniformLoad(&crossing[0]);
   if (cs == NO_LABEL) {
     return;
   }

@@ -3,7 +3,7 @@
 // count. Usage:
 //   node dist/bench/cpu-scaling.js [--threads 1,2,4] [--algos range,skew] [--reps 2]
 //     [--divsufsort ./driver] [--dna-mib 64] [--max-seconds 120] FILE...
-// The divsufsort driver takes a file name and prints "<seconds> s ..." (see bench/peers/).
+// --divsufsort: the peer driver bench/peers/build/divsufsort-driver (built by `sufsort bench --peer divsufsort`).
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -61,13 +61,22 @@ for (const path of args.files) inputs.push({ name: basename(path), path, text: r
 const mbps = (bytes: number, seconds: number) => bytes / seconds / 1e6;
 console.log("| input | MB | algorithm | threads | best s | MB/s | vs divsufsort | vs own 1 thread |");
 console.log("|---|---:|---|---:|---:|---:|---:|---:|");
+/**
+ * Seconds of one libdivsufsort run: bench/peers/divsufsort.c's driver (FILE RUNS, prints JSON
+ * {"n", "seconds": [...]}) or an older driver taking FILE and printing "<seconds> s".
+ */
+function peerRun(driver: string, path: string): number {
+  const out = execFileSync(driver, [path, "1"], { encoding: "utf8" }).trim();
+  return out.startsWith("{") ? (JSON.parse(out) as { seconds: number[] }).seconds[0] : parseFloat(out);
+}
+
 for (const input of inputs) {
   const n = input.text.length;
   let peerSeconds = NaN;
   if (args.divsufsort) {
     const runs: number[] = [];
     for (let r = 0; r < args.reps; r++) {
-      runs.push(parseFloat(execFileSync(args.divsufsort, [input.path], { encoding: "utf8" })));
+      runs.push(peerRun(args.divsufsort, input.path));
     }
     peerSeconds = Math.min(...runs);
     console.log(`| ${input.name} | ${(n / 1e6).toFixed(1)} | libdivsufsort | 1 | ${peerSeconds.toFixed(3)} | ${mbps(n, peerSeconds).toFixed(1)} | 1.00 | |`);

@@ -69,7 +69,11 @@ export interface SuffixSorter {
   readonly description: string;
   /** Largest n the algorithm accepts (memory or index-width limits). */
   readonly maxLength: number;
-  /** Bytes of heap beyond text and SA the algorithm will reserve for input length n (a planning hint). */
+  /**
+   * Bytes of heap beyond text and SA the algorithm needs for input length n. buildPlaced reserves
+   * them right after the SA (ctx.saPtr + 4n); an algorithm that allocates with the heap's bump
+   * allocator instead releases that reservation first (heap.release(saPtr + 4n)).
+   */
   scratchBytes(n: number): number;
   /** Leaves the SA at ctx.saPtr; returns a note when another algorithm finished the job. */
   build(ctx: BuildContext): Promise<void | HandOver>;

@@ -154,9 +154,7 @@ async function benchAll(
     }
     for (const { sorter, engine, reason } of jobs) {
       if (n > sorter.maxLength || !fitsHeap(n, sorter)) {
-        const why = `${input.name}: ${sorter.name} skipped: ${n} bytes are over its limit (max ${sorter.maxLength}, 4 GiB heap)`;
-        if (json) process.stdout.write(JSON.stringify({ input: input.name, n, algo: sorter.name, skipped: true, note: why }) + "\n");
-        else process.stdout.write(`| ${why} |\n`);
+        skipRow(input.name, n, sorter.name, `${n} bytes are over its limit (max ${sorter.maxLength}, 4 GiB heap)`, json);
         continue;
       }
       const placed = placeText(n, sorter, threads);
@@ -178,9 +176,7 @@ async function benchAll(
       } catch (e) {
         // a limit known only at build time (the device's binding size) skips the row, like those above
         if (!(e instanceof SufsortError && e.overLimit)) throw e;
-        const why = `${input.name}: ${sorter.name} skipped: ${e.message}`;
-        if (json) process.stdout.write(JSON.stringify({ input: input.name, n, algo: sorter.name, skipped: true, note: why }) + "\n");
-        else process.stdout.write(`| ${why} |\n`);
+        skipRow(input.name, n, sorter.name, e.message, json);
         continue;
       } finally {
         await closePlaced(placed);
@@ -203,6 +199,13 @@ async function benchAll(
       emit(row, json, peer !== undefined);
     }
   }
+}
+
+/** A row for an algorithm that cannot take this input, saying why. */
+function skipRow(input: string, n: number, algo: string, reason: string, json: boolean): void {
+  const why = `${input}: ${algo} skipped: ${reason}`;
+  if (json) process.stdout.write(JSON.stringify({ input, n, algo, skipped: true, note: why }) + "\n");
+  else process.stdout.write(`| ${why} |\n`);
 }
 
 export function median(xs: number[]): number {

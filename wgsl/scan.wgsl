@@ -33,7 +33,6 @@ var<workgroup> tile_values: array<u32, TILE + TILE / 32u>;
 var<workgroup> tile_heads: array<u32, select(1u, TILE + TILE / 32u, SEGMENTED == 1u)>;
 var<workgroup> seg_sums: array<u32, WG>;
 var<workgroup> seg_flags: array<u32, WG>;
-var<workgroup> tile_ticket: u32;
 var<workgroup> tile_aggregate: u32;
 var<workgroup> tile_has_head: u32;
 
@@ -109,10 +108,7 @@ fn run_start(lid: u32, tile: u32, has_head: u32, sum: u32) -> u32 {
 
 @compute @workgroup_size(WG)
 fn scan(@builtin(local_invocation_index) lid: u32) {
-  if (lid == 0u) {
-    tile_ticket = atomicAdd(&state[0], 1u);
-  }
-  let tile = workgroupUniformLoad(&tile_ticket);
+  let tile = take_tile(lid);
   let n = params.n;
   if (tile * TILE >= n) {
     return;
@@ -198,10 +194,7 @@ const QUADS: u32 = ITEMS / 4u;
 
 @compute @workgroup_size(WG)
 fn scan_vec4(@builtin(local_invocation_index) lid: u32) {
-  if (lid == 0u) {
-    tile_ticket = atomicAdd(&state[0], 1u);
-  }
-  let tile = workgroupUniformLoad(&tile_ticket);
+  let tile = take_tile(lid);
   let n = params.n;
   if (tile * TILE >= n) {
     return;

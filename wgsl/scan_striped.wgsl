@@ -27,7 +27,6 @@ const QUADS: u32 = ITEMS / 4u;
 const MAX_TOTALS: u32 = QUADS * (WG / 4u);
 
 var<workgroup> totals: array<u32, MAX_TOTALS>;
-var<workgroup> tile_ticket: u32;
 
 fn quad_sum(v: vec4<u32>) -> u32 {
   return v.x + v.y + v.z + v.w;
@@ -37,10 +36,7 @@ fn quad_sum(v: vec4<u32>) -> u32 {
 fn scan(@builtin(local_invocation_index) lid: u32,
         @builtin(subgroup_invocation_id) lane: u32,
         @builtin(subgroup_size) size: u32) {
-  if (lid == 0u) {
-    tile_ticket = atomicAdd(&state[0], 1u);
-  }
-  let tile = workgroupUniformLoad(&tile_ticket);
+  let tile = take_tile(lid);
   let n = params.n;
   if (tile * TILE >= n) {
     return;

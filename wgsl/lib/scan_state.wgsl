@@ -10,6 +10,16 @@ const STATUS_AGGREGATE: u32 = 1u;
 const STATUS_INCLUSIVE: u32 = 2u;
 
 var<workgroup> look_prefix: u32;
+var<workgroup> tile_ticket: u32;
+
+// The next tile by ticket (state[0]): every earlier tile has already started, so the look-back
+// always makes progress. Every invocation calls it.
+fn take_tile(lid: u32) -> u32 {
+  if (lid == 0u) {
+    tile_ticket = atomicAdd(&state[0], 1u);
+  }
+  return workgroupUniformLoad(&tile_ticket);
+}
 
 // A tile's aggregate and its inclusive prefix have a pair of words each, so each pair is written
 // once: a reader never sees an aggregate vanish while the inclusive value is being written.

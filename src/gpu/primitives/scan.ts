@@ -30,6 +30,10 @@ export function encodeExclusiveScan(batch: GpuBatch, input: GPUBuffer, output: G
   checkBinding(ctx, "scan", n);
   const segmented = options.heads !== undefined;
   const quads = useQuads(ctx, n, [input, output, options.heads]);
+  if (quads && !segmented && ctx.features.subgroups) {
+    encodeStripedScan(batch, input, output, n, options);
+    return;
+  }
   // The vec4 form stages nothing in shared memory, so segmented tiles can be as long as plain ones.
   const items = quads
     ? tuned(segmented ? "segscan4.items" : "scan4.items", QUAD_SCAN_ITEMS)
@@ -37,7 +41,7 @@ export function encodeExclusiveScan(batch: GpuBatch, input: GPUBuffer, output: G
       ? tuned("segscan.items", SEGMENTED_SCAN_ITEMS)
       : tuned("scan.items", SCAN_ITEMS);
   const wg = quads ? tuned("scan4.wg", WORKGROUP_SIZE) : WORKGROUP_SIZE;
-  const spec = {
+  const pipe = pipeline(ctx, {
     file: "scan.wgsl",
     entry: quads ? "scan_vec4" : "scan",
     constants: {
@@ -48,18 +52,11 @@ export function encodeExclusiveScan(batch: GpuBatch, input: GPUBuffer, output: G
       INCLUSIVE: options.inclusive ? 1 : 0,
     },
     libs: ["wg_scan", "scan_state", "look_back"],
-  };
-  if (quads && !segmented && ctx.features.subgroups) {
-    encodeStripedScan(batch, input, output, n, options);
-    return;
-  }
+  });
   const tiles = Math.ceil(n / (wg * items));
-  const stateBytes = (1 + 4 * tiles) * 4;
-  const state = batch.scratch(stateBytes);
-  batch.clear(state, 0, stateBytes);
-  const pipe = pipeline(ctx, spec);
+  const state = tileStates(batch, tiles);
+  // The plain variants never read `heads`; the input stands in for the binding.
   if (quads) {
-    // The plain variant never reads `heads`; the input stands in for the binding.
     batch.dispatch(pipe, [n], [undefined, undefined, undefined, state, input, options.heads ?? input, output], tiles);
   } else {
     batch.dispatch(pipe, [n], [input, options.heads ?? input, output, state], tiles);
@@ -76,10 +73,15 @@ function encodeStripedScan(batch: GpuBatch, input: GPUBuffer, output: GPUBuffer,
     libs: ["scan_state", "look_back"],
   });
   const tiles = Math.ceil(n / (WORKGROUP_SIZE * items));
-  const stateBytes = (1 + 4 * tiles) * 4;
-  const state = batch.scratch(stateBytes);
-  batch.clear(state, 0, stateBytes);
-  batch.dispatch(pipe, [n], [input, output, state], tiles);
+  batch.dispatch(pipe, [n], [input, output, tileStates(batch, tiles)], tiles);
+}
+
+/** Zeroed tile states for `tiles` tiles (wgsl/lib/scan_state.wgsl: the ticket, then 4 words a tile). */
+function tileStates(batch: GpuBatch, tiles: number): GPUBuffer {
+  const bytes = (1 + 4 * tiles) * 4;
+  const state = batch.scratch(bytes);
+  batch.clear(state, 0, bytes);
+  return state;
 }
 
 /** The vec4 form needs every array to hold ceil(n / 4) whole vec4s (SUFSORT_GPU_TUNE scan.vec4=2 turns it off). */

@@ -103,13 +103,7 @@ export class GpuBatch {
    */
   dispatch(pipe: GPUComputePipeline, params: ArrayLike<number>, bindings: (Binding | undefined)[], groups: number): void {
     if (groups <= 0) return;
-    const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: this.uniform(params) }];
-    bindings.forEach((b, i) => {
-      if (b === undefined) return;
-      const resource: GPUBufferBinding = "buffer" in b ? b : { buffer: b };
-      entries.push({ binding: i + 1, resource });
-    });
-    const group = this.ctx.device.createBindGroup({ layout: layoutOf(pipe), entries });
+    const group = bindGroup(this.ctx, pipe, this.uniform(params), bindings);
     const pass = (this.pass ??= this.encoder.beginComputePass());
     pass.setPipeline(pipe);
     pass.setBindGroup(0, group);
@@ -212,6 +206,46 @@ export class GpuBatch {
 const PARAM_SLOTS = 64;
 
 const layouts = new WeakMap<GPUComputePipeline, GPUBindGroupLayout>();
+
+/**
+ * Bind groups kept per device, keyed by pipeline and bound ranges. A doubling round repeats the
+ * same dispatches on the same pooled buffers (parameter slots included), and createBindGroup is
+ * most of a dispatch's host cost (H200: 10.5 of 15.9 us). A destroyed buffer's key never comes back
+ * (identities are per object), and the table is emptied when it grows past BIND_GROUPS_KEPT.
+ */
+const bindGroups = new WeakMap<GpuContext, Map<string, GPUBindGroup>>();
+const BIND_GROUPS_KEPT = 4096;
+const identities = new WeakMap<object, number>();
+let nextIdentity = 1;
+
+function identity(of: object): number {
+  let id = identities.get(of);
+  if (id === undefined) identities.set(of, (id = nextIdentity++));
+  return id;
+}
+
+function bindGroup(ctx: GpuContext, pipe: GPUComputePipeline, uniform: GPUBufferBinding, bindings: (Binding | undefined)[]): GPUBindGroup {
+  let key = `${identity(pipe)}|${identity(uniform.buffer)}:${uniform.offset}:${uniform.size}`;
+  for (let i = 0; i < bindings.length; i++) {
+    const b = bindings[i];
+    if (b === undefined) continue;
+    key += "buffer" in b ? `|${i}:${identity(b.buffer)}:${b.offset ?? 0}:${b.size ?? -1}` : `|${i}:${identity(b)}`;
+  }
+  let table = bindGroups.get(ctx);
+  if (table === undefined) bindGroups.set(ctx, (table = new Map()));
+  let group = table.get(key);
+  if (group !== undefined) return group;
+  const entries: GPUBindGroupEntry[] = [{ binding: 0, resource: uniform }];
+  bindings.forEach((b, i) => {
+    if (b === undefined) return;
+    const resource: GPUBufferBinding = "buffer" in b ? b : { buffer: b };
+    entries.push({ binding: i + 1, resource });
+  });
+  group = ctx.device.createBindGroup({ layout: layoutOf(pipe), entries });
+  if (table.size >= BIND_GROUPS_KEPT) table.clear();
+  table.set(key, group);
+  return group;
+}
 
 /** The bind group layout of a pipeline's group 0, asked of Dawn once. */
 function layoutOf(pipe: GPUComputePipeline): GPUBindGroupLayout {

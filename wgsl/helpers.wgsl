@@ -14,6 +14,8 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> destination: array<u32>;
 @group(0) @binding(4) var<storage, read> source_high: array<u32>;
 @group(0) @binding(5) var<storage, read_write> count: array<u32>;
+@group(0) @binding(6) var<storage, read> source2: array<u32>;
+@group(0) @binding(7) var<storage, read_write> destination2: array<u32>;
 
 fn element(lid: u32, wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return flat_group(wid, nwg) * WG + lid;
@@ -74,6 +76,23 @@ fn compact_scatter(@builtin(local_invocation_index) lid: u32, @builtin(workgroup
     let keep = source_high[i] != 0u;
     if (keep) {
       destination[index[i]] = source[i];
+    }
+    if (i == params.n - 1u) {
+      count[0] = index[i] + select(0u, 1u, keep);
+    }
+  }
+}
+
+// The same for two value arrays kept by one set of flags (source2 goes to destination2).
+@compute @workgroup_size(WG)
+fn compact_scatter_pair(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let i = element(lid, wid, nwg);
+  if (i < params.n) {
+    let keep = source_high[i] != 0u;
+    if (keep) {
+      let at = index[i];
+      destination[at] = source[i];
+      destination2[at] = source2[i];
     }
     if (i == params.n - 1u) {
       count[0] = index[i] + select(0u, 1u, keep);

@@ -11,11 +11,16 @@
 // text's end sorts before every character (NUL too). gpu-ls and gpu-spd pack more characters the
 // same way (wgsl/sa_packed.wgsl).
 
+// A live round (live = 1) is encoded before the host knows how many entries the last one left:
+// it runs over m, an upper bound, and takes the true count from counters[0], where the previous
+// round's compaction wrote it. Entries past the count are padding: singletons that sort nothing
+// and are never kept. Live rounds have no large groups (the segmented sort takes every group).
 struct Params {
-  m: u32,        // active entries (or text length for per-suffix entries)
-  h: u32,        // doubling offset
-  n: u32,        // text length
-  rank_bits: u32 // bits of the refining key in a packed (head, rank2) key
+  m: u32,         // active entries (or text length for per-suffix entries); an upper bound when live
+  h: u32,         // doubling offset
+  n: u32,         // text length
+  rank_bits: u32, // bits of the refining key in a packed (head, rank2) key
+  live: u32,      // 1 in a live round
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -42,6 +47,14 @@ fn text_byte(j: u32) -> u32 {
     return 0u;
   }
   return (text[j >> 2u] >> ((j & 3u) * 8u)) & 0xffu;
+}
+
+// Entries of the active list (see Params.live).
+fn active_count() -> u32 {
+  if (params.live != 0u) {
+    return min(params.m, atomicLoad(&counters[0]));
+  }
+  return params.m;
 }
 
 fn rank2(s: u32) -> u32 {
@@ -87,10 +100,17 @@ fn group_keys(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) 
   if (k >= params.m) {
     return;
   }
+  if (k >= active_count()) {
+    key_low[k] = 0u;
+    flags[k] = 1u;
+    key_high[k] = 0u;
+    aux[k] = 1u;
+    return;
+  }
   let s = suffixes[k];
   let head = isa[s];
   let is_head = head == positions[k];
-  let large = group_end[head] - head > LARGE_GROUP;
+  let large = params.live == 0u && group_end[head] - head > LARGE_GROUP;
   key_low[k] = rank2(s);
   flags[k] = select(0u, 1u, is_head);
   key_high[k] = select(0u, 1u, large);
@@ -154,9 +174,14 @@ fn update_ranks(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id
   if (k >= params.m) {
     return;
   }
+  let m = active_count();
+  if (k >= m) {
+    key_high[k] = 0u;
+    return;
+  }
   let head = key_low[k];
   isa[suffixes[k]] = head;
-  let next_is_head = k + 1u == params.m || flags[k + 1u] != 0u;
+  let next_is_head = k + 1u == m || flags[k + 1u] != 0u;
   key_high[k] = select(1u, 0u, flags[k] != 0u && next_is_head);
   if (next_is_head) {
     let end = positions[k] + 1u;

@@ -124,10 +124,21 @@ describe("GPU stream compaction", () => {
       const count = buffers.upload(new Uint32Array([12345]));
       const batch = new GpuBatch(ctx);
       encodeCompact(batch, buffers.upload(values), buffers.upload(flags), output, count, n);
+      // the pair form: two value arrays by one set of flags
+      const second = values.map((v) => v ^ 0x5a5a5a5a);
+      const pairOutput = [buffers.empty(n), buffers.empty(n)];
+      const pairCount = buffers.upload(new Uint32Array([12345]));
+      encodeCompact(batch, buffers.upload(values), buffers.upload(flags), pairOutput[0], pairCount, n, {
+        values: buffers.upload(second),
+        output: pairOutput[1],
+      });
       batch.submit();
       const kept = (await buffers.read(count, 1))[0];
       expectEqualArrays(new Uint32Array([kept]), new Uint32Array([want.length]), "count");
       expectEqualArrays(await buffers.read(output, kept), want, "compacted");
+      expectEqualArrays(await buffers.read(pairCount, 1), new Uint32Array([want.length]), "pair count");
+      expectEqualArrays(await buffers.read(pairOutput[0], kept), want, "pair, first array");
+      expectEqualArrays(await buffers.read(pairOutput[1], kept), second.filter((_, i) => flags[i] !== 0), "pair, second array");
     });
   }
 });

@@ -75,11 +75,24 @@ for (const sorter of SORTERS) {
     });
 
     if (sorter.name === "gpu-ls" || sorter.name === "gpu-spd") {
-      gpuIt("large groups radix-sorted apart (threshold lowered to 8)", async (gpu) => {
-        process.env.SUFSORT_GPU_TUNE = "ls.largeGroup=8";
+      gpuIt("large groups radix-sorted apart (threshold lowered to 8, no live rounds)", async (gpu) => {
+        process.env.SUFSORT_GPU_TUNE = "ls.largeGroup=8,doubling.liveMax=0";
         try {
           for (const [name, text] of hardFamilies(3000, 4)) await expectLikeSais(gpu, sorter, text, name);
           await expectLikeSais(gpu, sorter, randomText(20000, 2, 6), "random sigma 2");
+        } finally {
+          delete process.env.SUFSORT_GPU_TUNE;
+        }
+      });
+
+      gpuIt("rounds turn live when few suffixes are left (bound lowered to 300)", async (gpu) => {
+        // the first rounds wait for their counts, later ones run ahead over a stale upper bound
+        process.env.SUFSORT_GPU_TUNE = "doubling.liveMax=300";
+        try {
+          for (const [name, text] of hardFamilies(3000, 5)) await expectLikeSais(gpu, sorter, text, name);
+          const text = randomText(30000, 4, 8);
+          text.copyWithin(20000, 1000, 3000); // a 2000-byte repeat: live rounds until h = 2048
+          await expectLikeSais(gpu, sorter, text, "random sigma 4 with a repeat");
         } finally {
           delete process.env.SUFSORT_GPU_TUNE;
         }

@@ -62,6 +62,13 @@ export interface RoundState {
   rankBits: number;
   /** Suffixes in groups larger than LARGE_GROUP (counted by the previous split). */
   large: number;
+  /** u32 counters of the rounds: [0] the active count the last compaction left, [1] see ExtraBindings. */
+  counters?: GPUBuffer;
+  /**
+   * A live round: m is only an upper bound of the active count, which the kernels read from
+   * counters[0] (wgsl/sa_doubling.wgsl Params.live); large is 0.
+   */
+  live?: boolean;
 }
 
 /** Groups larger than this are "large" (Wang et al. 2014, R2 = 65536): gpu-ls radix-sorts them.
@@ -80,6 +87,8 @@ export interface DoublingAlgorithm {
    * state.batch (a refine that submits work of its own leaves a fresh, unsubmitted batch there).
    */
   refine(state: RoundState): void | Promise<void>;
+  /** Whether refine can run live rounds (Refinement.live). */
+  live?: boolean;
 }
 
 /** Largest n a doubling sorter can take on this device (every per-suffix array is one binding). */
@@ -104,10 +113,10 @@ export function step(
   const order: (keyof DoublingBuffers | keyof ExtraBindings)[] = [
     "text", "isa", "suffixes", "positions", "keyLow", "keyHigh", "flags", "aux", "groupEnd", "counters", "largeIndex", "scan",
   ];
-  const all: Partial<DoublingBuffers> & ExtraBindings = { ...state.buffers, ...swap };
+  const all: Partial<DoublingBuffers> & ExtraBindings = { ...state.buffers, counters: state.counters, ...swap };
   const bindings = order.map((name) => (use.includes(name) ? all[name] : undefined));
   const pipe = pipeline(state.batch.ctx, { file: "sa_doubling.wgsl", entry, constants: { LARGE_GROUP: tuned("ls.largeGroup", LARGE_GROUP) } });
-  state.batch.dispatch(pipe, [count, state.h, state.n, state.rankBits], bindings, Math.ceil(count / WORKGROUP_SIZE));
+  state.batch.dispatch(pipe, [count, state.h, state.n, state.rankBits, state.live ? 1 : 0], bindings, Math.ceil(count / WORKGROUP_SIZE));
 }
 
 /**
@@ -122,8 +131,7 @@ function encodeSplitGroups(state: RoundState, next: { suffixes: GPUBuffer; posit
   encodeExclusiveScan(batch, buffers.aux, buffers.keyLow, m, { heads: buffers.flags, inclusive: true });
   batch.clear(count, 4, 4);
   step(state, "update_ranks", m, ["isa", "suffixes", "positions", "keyLow", "keyHigh", "flags", "groupEnd", "counters"], { counters: count });
-  encodeCompact(batch, buffers.suffixes, buffers.keyHigh, next.suffixes, count, m);
-  encodeCompact(batch, buffers.positions, buffers.keyHigh, next.positions, count, m);
+  encodeCompact(batch, buffers.suffixes, buffers.keyHigh, next.suffixes, count, m, { values: buffers.positions, output: next.positions });
 }
 
 /** What refineGroups needs: the state after an initial sort of `slots` suffixes (flags set). */
@@ -136,8 +144,20 @@ export interface Refinement {
   /** Characters the initial sort compared. */
   h0: number;
   refine(state: RoundState): void | Promise<void>;
+  /** Whether refine can run live rounds (RoundState.live): it must leave the padding alone. */
+  live?: boolean;
   onProgress?: (fraction: number) => void;
 }
+
+/**
+ * Rounds with at most this many active entries run live: encoded and submitted without waiting for
+ * the last round's count ("doubling.liveMax" overrides it; 0 turns live rounds off). Late rounds
+ * on text are short (dickens on the H200: 0.2 ms of GPU work against 0.7 ms of encoding and a
+ * readback each), so the host encodes ahead instead of waiting.
+ */
+const LIVE_MAX = 1 << 20;
+/** Live rounds submitted before the host waits for the oldest one's count. */
+const LIVE_AHEAD = 4;
 
 /**
  * Runs the doubling rounds on `first`, a batch that has sorted the suffixes into buffers.suffixes
@@ -159,33 +179,53 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
   const started = performance.now();
   try {
     // Rank by group head, keep the unsorted groups.
-    let state: RoundState = { batch: first, buffers, n, m: job.slots, h: job.h0, rankBits, large: 0 };
+    let state: RoundState = { batch: first, buffers, n, m: job.slots, h: job.h0, rankBits, large: 0, counters: count };
     encodeSplitGroups(state, spare, count);
     first.submit();
     let [m, large] = await readU32(gpu, count, 2);
     let h = job.h0;
     profile?.(`initial sort by ${h} characters, ${m} of ${job.slots} unsorted`);
+    const liveMax = job.live ? tuned("doubling.liveMax", LIVE_MAX) : 0;
+    /** Counts of submitted live rounds not yet taken into m, oldest first. */
+    const ahead: Array<{ counts: Promise<Uint32Array>; got?: Uint32Array }> = [];
 
     // Invariants at the top of each round: groups are the maximal runs of suffixes equal in their
     // first h characters (the text's end counting as a unique smallest character); isa[s] is the
     // first slot of s's group; the active list holds exactly the groups of >= 2 suffixes, each in
     // its slots' order; suffixes in one group that reach past the text's end at s + h are none
-    // (two such would be equal), so rank2 = 0 there is the true order.
-    while (m > 0) {
+    // (two such would be equal), so rank2 = 0 there is the true order. m is the active count, or
+    // after live rounds (still in `ahead`) an upper bound of it: counts only fall.
+    while (true) {
+      while (ahead.length > 0 && (ahead[0].got !== undefined || ahead.length >= LIVE_AHEAD || h >= n)) {
+        m = (ahead[0].got ?? (await ahead[0].counts))[0];
+        ahead.shift();
+      }
+      if (m === 0) break;
       if (h >= n) throw failure(`${job.name}: ${m} suffixes still unsorted after h = ${h} (internal error)`);
+      const live = m <= liveMax;
       [buffers.suffixes, spare.suffixes] = [spare.suffixes, buffers.suffixes];
       [buffers.positions, spare.positions] = [spare.positions, buffers.positions];
       const encodeStart = performance.now();
-      state = { batch: new GpuBatch(gpu, `${job.name} h=${h}`, profile !== undefined), buffers, n, m, h, rankBits, large };
+      state = { batch: new GpuBatch(gpu, `${job.name} h=${h}`, profile !== undefined && !live), buffers, n, m, h, rankBits, large: live ? 0 : large, counters: count, live };
       await job.refine(state);
       encodeSplitGroups(state, spare, count);
       state.batch.submit();
       const encodeMs = performance.now() - encodeStart;
-      const active = m;
-      [m, large] = await readU32(gpu, count, 2);
-      if (profile) {
-        const gpuNs = await state.batch.gpuNanoseconds();
-        profile(`round h=${h}: ${active} active (${state.large} in large groups), ${m} left; encode ${encodeMs.toFixed(2)} ms, GPU ${gpuNs === undefined ? "?" : (gpuNs / 1e6).toFixed(2)} ms`);
+      if (live) {
+        const entry: (typeof ahead)[number] = { counts: readU32(gpu, count, 2) };
+        entry.counts.then((got) => (entry.got = got), () => undefined); // awaited above
+        ahead.push(entry);
+        // let Dawn deliver finished readbacks (a mapAsync resolves only from the event loop), so
+        // that the last round is seen without encoding LIVE_AHEAD more
+        await new Promise((resolve) => setImmediate(resolve));
+        profile?.(`round h=${h}: live, at most ${m} active; encode ${encodeMs.toFixed(2)} ms`);
+      } else {
+        const active = m;
+        [m, large] = await readU32(gpu, count, 2);
+        if (profile) {
+          const gpuNs = await state.batch.gpuNanoseconds();
+          profile(`round h=${h}: ${active} active (${state.large} in large groups), ${m} left; encode ${encodeMs.toFixed(2)} ms, GPU ${gpuNs === undefined ? "?" : (gpuNs / 1e6).toFixed(2)} ms`);
+        }
       }
       h *= 2;
       job.onProgress?.(1 - m / job.slots);
@@ -229,7 +269,7 @@ export async function buildByDoubling(ctx: BuildContext, algorithm: DoublingAlgo
     const rankBits = 32 - Math.clz32(n);
     const first = new GpuBatch(gpu, `${algorithm.name} h0`);
     const h0 = await algorithm.initialSort({ batch: first, buffers, n, m: n, h: 0, rankBits, large: 0 });
-    const job = { name: algorithm.name, textLength: n, slots: n, h0, refine: algorithm.refine, onProgress: ctx.onProgress };
+    const job = { name: algorithm.name, textLength: n, slots: n, h0, refine: algorithm.refine, live: algorithm.live, onProgress: ctx.onProgress };
     await refineGroups(gpu, first, buffers, job);
 
     const batch = new GpuBatch(gpu, `${algorithm.name} invert`);

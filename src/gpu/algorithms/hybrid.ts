@@ -131,7 +131,7 @@ function hybridRounds(ctx: BuildContext, settings: HybridSettings): { algorithm:
 
     // 1. keys for all, then the CPU's groups gathered and copied out
     const gather = state.batch;
-    step(state, "group_keys", m, ["isa", "suffixes", "positions", "keyLow", "keyHigh", "flags", "aux", "groupEnd"]);
+    step(state, "group_keys", m, ["isa", "suffixes", "positions", "keyLow", "keyHigh", "flags", "aux", "groupEnd", "counters"]);
     const mark = gather.scratch(4 * m);
     const scan = gather.scratch(4 * m);
     hybridStep(gather, "cpu_mark", params(m), { isa: buffers.isa, suffixes: buffers.suffixes, positions: buffers.positions, groupEnd: buffers.groupEnd, mark }, m);

@@ -39,12 +39,14 @@ export const larssonSadakane: DoublingAlgorithm = {
   refine(state: RoundState): void {
     const { batch, buffers, m, large } = state;
     // key = rank2; flags = group starts; aux = segment heads (large groups' members stand alone)
-    step(state, "group_keys", m, ["isa", "suffixes", "positions", "keyLow", "keyHigh", "flags", "aux", "groupEnd"]);
+    step(state, "group_keys", m, ["isa", "suffixes", "positions", "keyLow", "keyHigh", "flags", "aux", "groupEnd", "counters"]);
     // small and medium groups: one segmented sort (block sort in workgroup memory, merges across tiles)
     encodeSegmentedSort(batch, buffers.keyLow, buffers.suffixes, buffers.aux, m);
     if (large > 0) sortLargeGroups(state);
     step(state, "split_flags", m, ["keyLow", "flags"]);
   },
+  // padding entries are singleton segments of the segmented sort, and split_flags leaves them so
+  live: true,
 };
 
 /**

@@ -73,6 +73,7 @@ export const gpuSpdSorter: SuffixSorter = {
         slots: level.n02,
         h0: plan.chars,
         refine: larssonSadakane.refine,
+        live: larssonSadakane.live,
         onProgress: ctx.onProgress,
       });
 

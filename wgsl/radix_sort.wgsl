@@ -102,6 +102,34 @@ fn rank_cell_increment(digit: u32) -> u32 {
   return select(1u, 1u << 16u, digit >= HALF_BINS);
 }
 
+// Tile loading (lib/tile_load.wgsl): a pair's words into the stage arrays.
+struct TileItem {
+  low: u32,
+  high: u32,
+  value: u32,
+}
+
+fn tile_fetch(at: u32) -> TileItem {
+  var item = TileItem(keys_low[at], 0u, 0u);
+  if (KEY_WORDS == 2u) {
+    item.high = keys_high[at];
+  }
+  item.value = values_in[at];
+  return item;
+}
+
+fn tile_past_end() -> TileItem {
+  return TileItem(0u, 0u, 0u);
+}
+
+fn tile_stage(local: u32, item: TileItem) {
+  stage_low[padded(local)] = item.low;
+  if (KEY_WORDS == 2u) {
+    stage_high[padded(local)] = item.high;
+  }
+  stage_values[padded(local)] = item.value;
+}
+
 @compute @workgroup_size(WG)
 fn scatter(@builtin(local_invocation_index) lid: u32,
            @builtin(workgroup_id) wid: vec3<u32>,
@@ -113,28 +141,7 @@ fn scatter(@builtin(local_invocation_index) lid: u32,
   let base = tile * TILE;
   let valid = min(TILE, params.n - base);
 
-  // Loads first (all in flight together), then the stores into shared memory.
-  var loaded_low: array<u32, ITEMS>;
-  var loaded_high: array<u32, ITEMS>;
-  var loaded_values: array<u32, ITEMS>;
-  for (var i = 0u; i < ITEMS; i++) {
-    let local = i * WG + lid;
-    if (local < valid) {
-      loaded_low[i] = keys_low[base + local];
-      if (KEY_WORDS == 2u) {
-        loaded_high[i] = keys_high[base + local];
-      }
-      loaded_values[i] = values_in[base + local];
-    }
-  }
-  for (var i = 0u; i < ITEMS; i++) {
-    let local = i * WG + lid;
-    stage_low[padded(local)] = loaded_low[i];
-    if (KEY_WORDS == 2u) {
-      stage_high[padded(local)] = loaded_high[i];
-    }
-    stage_values[padded(local)] = loaded_values[i];
-  }
+  load_tile(lid, base, valid);
   for (var c = 0u; c < HALF_BINS; c++) {
     rank_cells[c * WG + lid] = 0u;
   }

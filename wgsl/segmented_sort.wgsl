@@ -43,6 +43,27 @@ fn merge_before_or_equal(a: u32, b: u32) -> bool {
   return la < lb || (la == lb && merge_keys[padded(a)] <= merge_keys[padded(b)]);
 }
 
+// Tile loading (lib/tile_load.wgsl): a pair and its label into the merge arrays.
+struct TileItem {
+  key: u32,
+  value: u32,
+  label: u32,
+}
+
+fn tile_fetch(at: u32) -> TileItem {
+  return TileItem(keys[at], values[at], labels[at]);
+}
+
+fn tile_past_end() -> TileItem {
+  return TileItem(NO_LABEL, 0u, NO_LABEL);
+}
+
+fn tile_stage(local: u32, item: TileItem) {
+  merge_keys[padded(local)] = item.key;
+  merge_values[padded(local)] = item.value;
+  merge_labels[padded(local)] = item.label;
+}
+
 @compute @workgroup_size(WG)
 fn blocksort(@builtin(local_invocation_index) lid: u32,
              @builtin(workgroup_id) wid: vec3<u32>,
@@ -53,27 +74,8 @@ fn blocksort(@builtin(local_invocation_index) lid: u32,
   }
   let base = tile * TILE;
   let valid = min(TILE, params.n - base);
-  // Loads first (all in flight together), then the stores into shared memory; pairs past the end
-  // get the label NO_LABEL, which sorts after every real label.
-  var loaded_keys: array<u32, ITEMS>;
-  var loaded_values: array<u32, ITEMS>;
-  var loaded_labels: array<u32, ITEMS>;
-  for (var i = 0u; i < ITEMS; i++) {
-    let local = i * WG + lid;
-    loaded_keys[i] = NO_LABEL;
-    loaded_labels[i] = NO_LABEL;
-    if (local < valid) {
-      loaded_keys[i] = keys[base + local];
-      loaded_values[i] = values[base + local];
-      loaded_labels[i] = labels[base + local];
-    }
-  }
-  for (var i = 0u; i < ITEMS; i++) {
-    let local = i * WG + lid;
-    merge_keys[padded(local)] = loaded_keys[i];
-    merge_values[padded(local)] = loaded_values[i];
-    merge_labels[padded(local)] = loaded_labels[i];
-  }
+  // Pairs past the end get the label NO_LABEL, which sorts after every real label.
+  load_tile(lid, base, valid);
   workgroupBarrier();
 
   // Each invocation sorts its ITEMS pairs (stable insertion sort in shared memory).

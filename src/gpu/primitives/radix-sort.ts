@@ -85,8 +85,9 @@ function sortPairs(
   const bins = 1 << RADIX_BITS;
   checkBinding(ctx, "radix sort (count matrix)", tiles * bins);
   const constants = { ITEMS: items, KEY_WORDS: keyWords, RADIX_BITS };
-  const histogram = pipeline(ctx, { file: "radix_sort.wgsl", entry: "histogram", constants, libs: ["wg_scan"] });
-  const scatter = pipeline(ctx, { file: "radix_sort.wgsl", entry: "scatter", constants, libs: ["wg_scan"] });
+  const spec = { file: "radix_sort.wgsl", constants, libs: ["wg_scan", "tile_load"] };
+  const histogram = pipeline(ctx, { ...spec, entry: "histogram" });
+  const scatter = pipeline(ctx, { ...spec, entry: "scatter" });
 
   const bytes = n * 4;
   const counts = batch.scratch(tiles * bins * 4);

@@ -25,7 +25,7 @@ export function encodeSegmentedSort(batch: GpuBatch, keys: GPUBuffer, values: GP
   checkBinding(ctx, "segmented sort", n);
   const tile = segmentedSortTile(ctx);
   const constants = { ITEMS: tile / WORKGROUP_SIZE };
-  const spec = { file: "segmented_sort.wgsl", constants, libs: ["merge_path"] };
+  const spec = { file: "segmented_sort.wgsl", constants, libs: ["merge_path", "tile_load"] };
   const blocksort = pipeline(ctx, { ...spec, entry: "blocksort" });
   const mergePass = pipeline(ctx, { ...spec, entry: "merge_pass" });
   const copyBack = pipeline(ctx, { ...spec, entry: "copy_back" });

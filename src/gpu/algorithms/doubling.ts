@@ -13,6 +13,10 @@
 //     h <- 2h
 //   SA[ISA[i]] <- i
 //
+// The host reads each round's active count back to size the next round, except in live rounds
+// (gpu-ls, gpu-spd; at most LIVE_MAX active entries): those are submitted ahead over the last
+// known count, an upper bound, and their kernels take the true count from the device.
+//
 // Limits: n <= maxDoublingLength(gpu) (every per-suffix array is one u32 binding of a pooled buffer,
 // whose size class must fit maxStorageBufferBindingSize): 469,762,048 on the H100/H200. GPU memory
 // peaks at 59-176 bytes per input byte (text, ISA, two active lists of suffixes and slots, keys,

@@ -182,6 +182,11 @@ fn find_crossing(tile: u32, with_splits: bool) {
   if (labels[b - 1u] != label) {
     return;
   }
+  // Only tiles holding part of b's segment take part (labels never decrease): the other tiles of a
+  // wide pair leave before the binary searches, whose dependent loads cost the most.
+  if (labels[tile_start] > label || labels[tile_end - 1u] < label) {
+    return;
+  }
   let pair_end = min(pair_start + 2u * w, n);
   let cs = first_label_at_least(pair_start, b, label);
   let ce = first_label_at_least(b, pair_end, label + 1u);

@@ -71,6 +71,7 @@ export function pipeline(ctx: GpuContext, spec: ShaderSpec): GPUComputePipeline 
   made = ctx.device.createComputePipeline({ layout: "auto", compute: { module, entryPoint: spec.entry }, label: key });
   ctx.check();
   ctx.pipelines.set(key, made);
+  entryOf.set(made, `${spec.file.replace(/\.wgsl$/, "")}#${spec.entry}`);
   return made;
 }
 
@@ -86,12 +87,16 @@ export class GpuBatch {
   private params: { buffer: GPUBuffer; words: Uint32Array; used: number } | undefined;
   private querySet: GPUQuerySet | undefined;
   private submitted = false;
+  /** With per-dispatch timestamps (SUFSORT_GPU_PROFILE=dispatch): each timed dispatch's entry point. */
+  private readonly timedDispatches: string[] | undefined;
 
   constructor(readonly ctx: GpuContext, label = "sufsort", timestamps = false) {
     ctx.check();
     this.encoder = ctx.device.createCommandEncoder({ label });
     if (timestamps && ctx.features.timestampQuery) {
-      this.querySet = ctx.device.createQuerySet({ type: "timestamp", count: 2 });
+      const perDispatch = process.env.SUFSORT_GPU_PROFILE === "dispatch";
+      if (perDispatch) this.timedDispatches = [];
+      this.querySet = ctx.device.createQuerySet({ type: "timestamp", count: perDispatch ? 2 + 2 * TIMED_DISPATCHES : 2 });
       this.encoder.beginComputePass({ timestampWrites: { querySet: this.querySet, beginningOfPassWriteIndex: 0 } }).end();
     }
   }
@@ -104,6 +109,20 @@ export class GpuBatch {
   dispatch(pipe: GPUComputePipeline, params: ArrayLike<number>, bindings: (Binding | undefined)[], groups: number): void {
     if (groups <= 0) return;
     const group = bindGroup(this.ctx, pipe, this.uniform(params), bindings);
+    const timed = this.timedDispatches;
+    if (timed && this.querySet && timed.length < TIMED_DISPATCHES) {
+      // a pass of its own, timed at both ends
+      this.endPass();
+      const at = 2 + 2 * timed.length;
+      timed.push(entryOf.get(pipe) ?? "?");
+      const own = this.encoder.beginComputePass({ timestampWrites: { querySet: this.querySet, beginningOfPassWriteIndex: at, endOfPassWriteIndex: at + 1 } });
+      own.setPipeline(pipe);
+      own.setBindGroup(0, group);
+      const [x, y] = gridShape(groups, this.ctx.maxWorkgroupsPerDimension);
+      own.dispatchWorkgroups(x, y);
+      own.end();
+      return;
+    }
     const pass = (this.pass ??= this.encoder.beginComputePass());
     pass.setPipeline(pipe);
     pass.setBindGroup(0, group);
@@ -142,10 +161,11 @@ export class GpuBatch {
     let resolveBuffer: GPUBuffer | undefined;
     if (this.querySet) {
       this.encoder.beginComputePass({ timestampWrites: { querySet: this.querySet, endOfPassWriteIndex: 1 } }).end();
-      resolveBuffer = this.ctx.device.createBuffer({ size: 16, usage: 0x200 /* QUERY_RESOLVE */ | 0x4 });
-      this.timestampBuffer = this.ctx.device.createBuffer({ size: 16, usage: 0x1 /* MAP_READ */ | 0x8 });
-      this.encoder.resolveQuerySet(this.querySet, 0, 2, resolveBuffer, 0);
-      this.encoder.copyBufferToBuffer(resolveBuffer, 0, this.timestampBuffer, 0, 16);
+      const count = 2 + 2 * (this.timedDispatches?.length ?? 0);
+      resolveBuffer = this.ctx.device.createBuffer({ size: 8 * count, usage: 0x200 /* QUERY_RESOLVE */ | 0x4 });
+      this.timestampBuffer = this.ctx.device.createBuffer({ size: 8 * count, usage: 0x1 /* MAP_READ */ | 0x8 });
+      this.encoder.resolveQuerySet(this.querySet, 0, count, resolveBuffer, 0);
+      this.encoder.copyBufferToBuffer(resolveBuffer, 0, this.timestampBuffer, 0, 8 * count);
     }
     this.flushParams();
     this.ctx.device.queue.submit([this.encoder.finish()]);
@@ -157,15 +177,34 @@ export class GpuBatch {
 
   private timestampBuffer: GPUBuffer | undefined;
 
+  private timestamps: BigUint64Array | undefined;
+
   /** GPU nanoseconds between the batch's start and end, or undefined without timestamp-query. */
   async gpuNanoseconds(): Promise<number | undefined> {
+    const t = await this.readTimestamps();
+    return t && Number(t[1] - t[0]);
+  }
+
+  /** GPU nanoseconds per entry point of the timed dispatches (SUFSORT_GPU_PROFILE=dispatch). */
+  async dispatchNanoseconds(): Promise<Map<string, number> | undefined> {
+    const t = await this.readTimestamps();
+    if (!t || !this.timedDispatches) return undefined;
+    const byEntry = new Map<string, number>();
+    this.timedDispatches.forEach((entry, k) => {
+      byEntry.set(entry, (byEntry.get(entry) ?? 0) + Number(t[3 + 2 * k] - t[2 + 2 * k]));
+    });
+    return byEntry;
+  }
+
+  private async readTimestamps(): Promise<BigUint64Array | undefined> {
+    if (this.timestamps) return this.timestamps;
     if (!this.timestampBuffer || !this.querySet) return undefined;
     await this.ctx.race(this.timestampBuffer.mapAsync(1 /* READ */));
-    const t = new BigUint64Array(this.timestampBuffer.getMappedRange().slice(0));
+    this.timestamps = new BigUint64Array(this.timestampBuffer.getMappedRange().slice(0));
     this.timestampBuffer.unmap();
     this.timestampBuffer.destroy();
     this.querySet.destroy();
-    return Number(t[1] - t[0]);
+    return this.timestamps;
   }
 
   /**
@@ -204,6 +243,10 @@ export class GpuBatch {
 
 /** Dispatches per parameter buffer of a batch. */
 const PARAM_SLOTS = 64;
+/** Dispatches of one batch timed apart (SUFSORT_GPU_PROFILE=dispatch); later ones share passes. */
+const TIMED_DISPATCHES = 1024;
+/** file#entry of each pipeline, for per-dispatch profiles. */
+const entryOf = new WeakMap<GPUComputePipeline, string>();
 
 const layouts = new WeakMap<GPUComputePipeline, GPUBindGroupLayout>();
 

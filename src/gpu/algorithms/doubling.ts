@@ -188,7 +188,7 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
     first.submit();
     let [m, large] = await readU32(gpu, count, 2);
     let h = job.h0;
-    profile?.(`initial sort by ${h} characters, ${m} of ${job.slots} unsorted`);
+    if (profile) profile(`initial sort by ${h} characters, ${m} of ${job.slots} unsorted${dispatchLine(await first.dispatchNanoseconds())}`);
     const liveMax = job.live ? tuned("doubling.liveMax", LIVE_MAX) : 0;
     /** Counts of submitted live rounds not yet taken into m, oldest first. */
     const ahead: Array<{ counts: Promise<Uint32Array>; got?: Uint32Array }> = [];
@@ -228,7 +228,7 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
         [m, large] = await readU32(gpu, count, 2);
         if (profile) {
           const gpuNs = await state.batch.gpuNanoseconds();
-          profile(`round h=${h}: ${active} active (${state.large} in large groups), ${m} left; encode ${encodeMs.toFixed(2)} ms, GPU ${gpuNs === undefined ? "?" : (gpuNs / 1e6).toFixed(2)} ms`);
+          profile(`round h=${h}: ${active} active (${state.large} in large groups), ${m} left; encode ${encodeMs.toFixed(2)} ms, GPU ${gpuNs === undefined ? "?" : (gpuNs / 1e6).toFixed(2)} ms${dispatchLine(await state.batch.dispatchNanoseconds())}`);
         }
       }
       h *= 2;
@@ -237,6 +237,13 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
   } finally {
     for (const buffer of own) pool.release(buffer);
   }
+}
+
+/** " (GPU ms by entry point: ...)" for SUFSORT_GPU_PROFILE=dispatch, largest first. */
+export function dispatchLine(byEntry: Map<string, number> | undefined): string {
+  if (!byEntry) return "";
+  const parts = [...byEntry].sort((a, b) => b[1] - a[1]).map(([entry, ns]) => `${entry} ${(ns / 1e6).toFixed(2)}`);
+  return `\n    GPU ms by entry point: ${parts.join(", ")}`;
 }
 
 /** Builds ctx's suffix array with `algorithm` on ctx.gpu. */
@@ -271,7 +278,7 @@ export async function buildByDoubling(ctx: BuildContext, algorithm: DoublingAlgo
       groupEnd: take("group end"),
     };
     const rankBits = 32 - Math.clz32(n);
-    const first = new GpuBatch(gpu, `${algorithm.name} h0`);
+    const first = new GpuBatch(gpu, `${algorithm.name} h0`, process.env.SUFSORT_GPU_PROFILE !== undefined);
     const h0 = await algorithm.initialSort({ batch: first, buffers, n, m: n, h: 0, rankBits, large: 0 });
     const job = { name: algorithm.name, textLength: n, slots: n, h0, refine: algorithm.refine, live: algorithm.live, onProgress: ctx.onProgress };
     await refineGroups(gpu, first, buffers, job);

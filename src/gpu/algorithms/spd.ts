@@ -16,7 +16,7 @@ import { registerSorter, type BuildContext, type SuffixSorter } from "../../engi
 import { GpuBatch } from "../kernels.js";
 import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
-import { refineGroups, type DoublingBuffers } from "./doubling.js";
+import { dispatchLine, refineGroups, type DoublingBuffers } from "./doubling.js";
 import { deliverSuffixArray, uploadText } from "./io.js";
 import { larssonSadakane } from "./ls.js";
 import { encodePackedKeys, planPackedKeys } from "./packed-keys.js";
@@ -62,7 +62,8 @@ export const gpuSpdSorter: SuffixSorter = {
         groupEnd: take(level.n02, "group end"),
       };
       // The sample sorted by its first h0 characters: suffixes in slot order, flags where keys change.
-      const first = new GpuBatch(gpu, "gpu-spd sample");
+      const profiling = process.env.SUFSORT_GPU_PROFILE !== undefined;
+      const first = new GpuBatch(gpu, "gpu-spd sample", profiling);
       skewStep(first, "to_symbols", n + 3, level, 0, { bytes, t });
       encodePackedKeys(first, plan, "sample", level.n02, n, { ...buffers, text: bytes });
       encodeRadixSortPairs64(first, buffers.keyLow, buffers.keyHigh, buffers.suffixes, level.n02, { endBit: plan.keyBits });
@@ -80,7 +81,7 @@ export const gpuSpdSorter: SuffixSorter = {
       const rank = take(n + 3, "rank");
       const sa12 = take(level.n02, "sa12");
       const sa0 = take(level.n0, "sa0");
-      const batch = new GpuBatch(gpu, "gpu-spd mod 0 and merge");
+      const batch = new GpuBatch(gpu, "gpu-spd mod 0 and merge", profiling);
       batch.clear(rank, 0, (n + 3) * 4);
       skewStep(batch, "sample_from_isa", level.n02, level, 0, { rank, sa12, aux: buffers.isa });
       encodeMod0AndMerge(batch, level, symbolBits, { t, rank, sa12, keyLow: buffers.keyLow, keyHigh: buffers.keyHigh, aux: buffers.aux, sa0 });
@@ -88,7 +89,7 @@ export const gpuSpdSorter: SuffixSorter = {
       if (process.env.SUFSORT_GPU_PROFILE) {
         const start = performance.now();
         await gpu.finish();
-        process.stderr.write(`gpu-spd mod 0 sort and merge: ${(performance.now() - start).toFixed(1)} ms after the last round\n`);
+        process.stderr.write(`gpu-spd mod 0 sort and merge: ${(performance.now() - start).toFixed(1)} ms after the last round${dispatchLine(await batch.dispatchNanoseconds())}\n`);
       }
       await deliverSuffixArray(ctx, gpu, buffers.aux, bytes);
     } finally {

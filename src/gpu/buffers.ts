@@ -8,12 +8,16 @@ export const UNIFORM_USAGE = 0x40 /* UNIFORM */ | 0x8; /* COPY_DST */
 
 const MIN_BYTES = 256;
 
-/** Rounds to a size class: powers of two up to 1 MiB, then multiples of 1/8 of the power of two. */
+/**
+ * Rounds to a size class: powers of two up to 1 MiB, then multiples of 1/8 of the power of two,
+ * and of 1/64 above 1 GiB, so that the largest class within a 2 GiB - 4 binding holds 504 MiB of
+ * u32 (with 1/8 steps it held 448 MiB).
+ */
 export function sizeClass(bytes: number): number {
   const b = Math.max(MIN_BYTES, bytes);
   const pow = 2 ** Math.ceil(Math.log2(b));
   if (pow <= 1 << 20) return pow;
-  const step = pow / 8;
+  const step = pow / (pow > 2 ** 30 ? 64 : 8);
   return Math.ceil(b / step) * step;
 }
 

@@ -18,7 +18,7 @@
 // known count, an upper bound, and their kernels take the true count from the device.
 //
 // Limits: n <= maxDoublingLength(gpu) (every per-suffix array is one u32 binding of a pooled buffer,
-// whose size class must fit maxStorageBufferBindingSize): 469,762,048 on the H100/H200. GPU memory
+// whose size class must fit maxStorageBufferBindingSize): 528,482,304 on the H100/H200. GPU memory
 // peaks at 59-176 bytes per input byte (text, ISA, two active lists of suffixes and slots, keys,
 // flags, group ends, the sorts' scratch, pool size classes; the most when gpu-ls radix-sorts large
 // groups; bench/results/gpu-sorters.md).

@@ -31,7 +31,7 @@
 // picks it by itself (src/engine/choice.ts); `sufsort bench --engines gpu,hybrid` reports both and
 // the overlap (BuildResult.overlap).
 //
-// Limits: those of gpu-ls (n <= 469,762,048 on the H100/H200), plus 12 bytes of WebAssembly heap
+// Limits: those of gpu-ls (n <= 528,482,304 on the H100/H200), plus 12 bytes of WebAssembly heap
 // and of GPU memory per suffix the CPU may take (CPU_PERCENT % of n).
 import { registerSorter, type BuildContext, type Overlap, type SuffixSorter } from "../../engine/registry.js";
 import { blocks } from "../../cpu/primitives.js";

@@ -49,9 +49,9 @@ export function requireGpu(ctx: BuildContext, algorithm: string): GpuContext {
 
 /**
  * Largest n for which a pooled buffer of n + extra u32 can be bound whole: the pool rounds sizes up
- * to a size class (1/8 steps of a power of two), and primitives bind whole buffers, so the class,
+ * to a size class (buffers.ts sizeClass), and primitives bind whole buffers, so the class,
  * not the request, must fit maxStorageBufferBindingSize (2^31 - 4 on the H100/H200: n + extra <=
- * 469,762,048, the 1.75 GiB class).
+ * 528,482,304, the class of 63/64 of 2 GiB).
  */
 export function maxPooledLength(gpu: GpuContext, extra = 0): number {
   const fits = (n: number) => sizeClass(4 * (n + extra)) <= gpu.maxBindingBytes;

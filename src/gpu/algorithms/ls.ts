@@ -16,7 +16,7 @@
 // only tiles that a group crosses. Large groups (LARGE_GROUP, counted by the previous round's split
 // at no extra readback) are taken out, radix-sorted all together by (group head, rank2) as in
 // gpu-osipov, and put back (sortLargeGroups); in the segmented sort their members stand alone.
-// Frame, invariants and limits: doubling.ts (n <= 469,762,048 on the H100/H200).
+// Frame, invariants and limits: doubling.ts (n <= 528,482,304 on the H100/H200).
 import { registerSorter, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs64 } from "../primitives/radix-sort.js";

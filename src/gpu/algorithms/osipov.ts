@@ -9,7 +9,7 @@
 //
 // Unlike gpu-ls, every round sorts all remaining suffixes together: the packed key carries the
 // group's rank (its head slot) above rank2, 2 * ceil(log2(n + 1)) bits in all.
-// Frame, invariants and limits: doubling.ts (n <= 469,762,048 on the H100/H200).
+// Frame, invariants and limits: doubling.ts (n <= 528,482,304 on the H100/H200).
 import { registerSorter, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs64 } from "../primitives/radix-sort.js";

@@ -12,7 +12,7 @@
 //         (t[i], t[i+1], rank[i+2]) with a mod-2 one)
 //
 // The host reads back one number per level (the last name) to choose between recursion and ranks.
-// Limits: n <= maxSkewLength(gpu) (n + 3 u32 in one pooled binding: 469,762,045 on the H100/H200); at
+// Limits: n <= maxSkewLength(gpu) (n + 3 u32 in one pooled binding: 528,482,301 on the H100/H200); at
 // the top level GPU memory peaks near 60-80 bytes per input byte (bench/results/gpu-sorters.md).
 import type { BuildContext } from "../../engine/registry.js";
 import { failure, limitError } from "../../errors.js";

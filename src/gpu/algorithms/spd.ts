@@ -11,7 +11,7 @@
 //
 // The paper sorts (ISA[SA[i] + h], ISA[SA[i] + 2h]) pairs in one segmented sort per round, which
 // triples h; this sorts by one key per round (gpu-ls's refine, large groups included), doubling h.
-// Limits: n <= maxSkewLength(gpu) (469,762,045 on the H100/H200).
+// Limits: n <= maxSkewLength(gpu) (528,482,301 on the H100/H200).
 import { registerSorter, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import { GpuBatch } from "../kernels.js";
 import { encodeHeadFlags } from "../primitives/helpers.js";

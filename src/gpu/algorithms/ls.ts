@@ -13,7 +13,7 @@
 // sort, and large ones (> R2 = 65536 members) by radix sort each. Here small and medium groups go to
 // one segmented sort (src/gpu/primitives/segmented-sort.ts, a moderngpu-style segsort): its block
 // sort orders every group that lies within one tile in workgroup memory, and its merge passes touch
-// only tiles that a group crosses. Large groups (LARGE_GROUP, counted by the previous round's split
+// only tiles that a group crosses. Large groups (LARGE_GROUP = 2^22 here, counted by the previous round's split
 // at no extra readback) are taken out, radix-sorted all together by (group head, rank2) as in
 // gpu-osipov, and put back (sortLargeGroups); in the segmented sort their members stand alone.
 // Frame, invariants and limits: doubling.ts (n <= 528,482,304 on the H100/H200).

@@ -7,7 +7,8 @@ import { expectEqualArrays, gpuIt, iotaArray, KEY_KINDS, makeKeys } from "./supp
 
 const TILE32 = WORKGROUP_SIZE * 8; // the llvmpipe tile; hardware uses WORKGROUP_SIZE * 16
 const TILE32_LARGE = WORKGROUP_SIZE * 16;
-const TILE64 = WORKGROUP_SIZE * 6;
+const TILE64 = WORKGROUP_SIZE * 6; // the llvmpipe tile; hardware uses WORKGROUP_SIZE * 12
+const TILE64_LARGE = WORKGROUP_SIZE * 12;
 
 /** Bits [begin, end) of a 32-bit word whose lowest bit is key bit `offset`, as a number. */
 function wordBits(word: number, offset: number, begin: number, end: number): number {
@@ -103,7 +104,7 @@ describe("GPU radix sort of (u32 key, u32 value)", () => {
 });
 
 describe("GPU radix sort of (u64 key, u32 value)", () => {
-  const sizes = [0, 1, 3, TILE64 - 1, TILE64, TILE64 + 1, 4 * TILE64 + 9];
+  const sizes = [0, 1, 3, TILE64 - 1, TILE64, TILE64 + 1, TILE64_LARGE - 1, TILE64_LARGE + 1, 4 * TILE64 + 9];
   for (const kind of KEY_KINDS) {
     for (const n of sizes) {
       gpuIt(`${kind}, n = ${n}`, async (ctx, buffers) => {

@@ -34,8 +34,8 @@ async function check(ctx: Parameters<Parameters<typeof gpuIt>[1]>[0], buffers: P
 describe("GPU segmented sort", () => {
   const tile = SEGSORT_TILE;
   for (const segments of SEGMENT_KINDS) {
-    // tile is llvmpipe's; hardware tiles hold 12 pairs per invocation
-    for (const n of [0, 1, 2, tile - 1, tile, tile + 1, (tile / 8) * 12 - 1, (tile / 8) * 12 + 1, 4 * tile + 13, 25_001]) {
+    // tile is llvmpipe's; hardware tiles hold 15 pairs per invocation
+    for (const n of [0, 1, 2, tile - 1, tile, tile + 1, (tile / 8) * 15 - 1, (tile / 8) * 15 + 1, 4 * tile + 13, 25_001]) {
       gpuIt(`segments ${segments}, random keys, n = ${n}`, async (ctx, buffers) => {
         await check(ctx, buffers, makeKeys(n, "all-bits", n + 3), makeHeads(n, segments, n + 4));
       });

@@ -18,7 +18,9 @@
 import type { BuildContext, HandOver, SuffixSorter } from "../../engine/registry.js";
 import { registerSorter } from "../../engine/registry.js";
 import { MAX_HEAP_BYTES } from "../memory.js";
-import { bitsFor, blocks, forBlocks, MIN_PARALLEL, radixSort, radixSortMsdU64, scatterByBuckets } from "../primitives.js";
+import {
+  bitsFor, blocks, forBlocks, MIN_PARALLEL, MSD_BITS, radixSort, scatterByBuckets, sortMsdBucketsU64,
+} from "../primitives.js";
 import type { KernelArgs } from "../executor.js";
 import { skewMaxLength, skewSorter } from "./skew.js";
 import { PhaseClock } from "../trace.js";
@@ -122,10 +124,24 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
   // Small texts write first ranks straight to text order (random stores that mostly hit cache);
   // large ones in SA order, moved by buckets afterwards, and not at all when no group is left.
   const inSAOrder = n > rangeTuning.directRankMax;
-  // First sort: all suffixes by their first `chars` characters.
-  await forBlocks(exec, "rangePackKeys", 0, n, (a, b) => [text, n, codes, bits, chars, regionA, sa, a, b]);
+  // First sort: all suffixes by their first `chars` characters, packed in u64 keys. Its MSD pass
+  // reads the keys straight from the text (no pass that writes them first), into regionB and isa.
+  const keyBits = bits * chars;
+  const msd = Math.min(MSD_BITS, keyBits);
+  const rowBytes = 4 << msd;
+  const countsMark = heap.used;
+  const msdCounts = heap.alloc(rowBytes * parts.length);
+  const keyArgs = [text, n, codes, bits, chars];
+  await exec.map("rangeCountKeys", parts.map(([a, b], i) => [...keyArgs, a, b, msd, msdCounts + rowBytes * i]));
+  (exec.kernels.radixOffsets as (c: number, blocks: number, bits: number, base: number) => void)(msdCounts, parts.length, msd, 0);
+  const starts = new Uint32Array((1 << msd) + 1);
+  starts.set(heap.u32(msdCounts, 1 << msd));
+  starts[1 << msd] = n;
+  await exec.map("rangeScatterKeys", parts.map(([a, b], i) => [...keyArgs, a, b, msd, msdCounts + rowBytes * i, regionB, isa]));
+  heap.release(countsMark);
   clock.lap("pack");
-  await radixSortMsdU64(exec, { keys: regionA, vals: sa, tmpKeys: regionB, tmpVals: isa, keyBytes: 8 }, 0, n, 64 - bits * chars, 64);
+  const sortArrays = { keys: regionA, vals: sa, tmpKeys: regionB, tmpVals: isa, keyBytes: 8 } as const;
+  await sortMsdBucketsU64(exec, sortArrays, starts, 64 - keyBits, 64 - msd);
   clock.lap("sort");
   let written = await rankRuns(
     "rangeRankSliceU64",

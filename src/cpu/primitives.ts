@@ -153,7 +153,7 @@ export async function sortMsdBucketsU64(
       d0 = d + 1;
     }
   }
-  const countRow = (1 << BUCKET_DIGIT_BITS) * 4;
+  const countRow = 2 * (1 << BUCKET_DIGIT_BITS) * 4; // this pass's offsets and the next pass's counts
   const counts = heap.alloc(chunks.length * countRow);
   await exec.map(
     "radixSortBucketsU64",

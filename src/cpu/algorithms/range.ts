@@ -58,6 +58,10 @@ const EXTRA_CHARS = 3;
  */
 const DIRECT_RANK_MAX = 1 << 25;
 
+/** Suffixes per bucket the first sort's MSD pass aims at, and its fewest bits (up to MSD_BITS). */
+const MSD_BUCKET = 1 << 15;
+const MSD_MIN_BITS = 12;
+
 /** Length thresholds that pick a code path; tests lower them to run every path on small inputs. */
 export const rangeTuning = {
   directRankMax: DIRECT_RANK_MAX,
@@ -127,7 +131,11 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
   // First sort: all suffixes by their first `chars` characters, packed in u64 keys. Its MSD pass
   // reads the keys straight from the text (no pass that writes them first), into regionB and isa.
   const keyBits = bits * chars;
-  const msd = Math.min(MSD_BITS, keyBits);
+  // The MSD digit: buckets of about MSD_BUCKET suffixes (an entropy of E bits a character makes about
+  // 2^(E d / bits) buckets of d bits), large enough that each bucket's LSD count tables pay off
+  // and few enough write streams for the scatter, small enough to sort in cache.
+  const msdWanted = Math.ceil((bits * Math.log2(Math.max(2, n / MSD_BUCKET))) / Math.max(entropy, 0.5));
+  const msd = Math.min(keyBits, MSD_BITS, Math.max(MSD_MIN_BITS, msdWanted));
   const rowBytes = 4 << msd;
   const countsMark = heap.used;
   const msdCounts = heap.alloc(rowBytes * parts.length);

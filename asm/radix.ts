@@ -102,7 +102,7 @@ function insertionSortPairs<K>(keys: usize, vals: usize, lo: u32, hi: u32): void
 /**
  * Serial LSD sort of the pairs src[lo..hi) by key bits [bitLo, bitHi), leaving the result in
  * dst[lo..hi) (src is scratch). The leaf that sorts one bucket of an MSD pass inside one worker,
- * where the block fits in cache. counts: 2^WIDE_DIGIT u32 of scratch.
+ * where the block fits in cache. counts: 2 * 2^WIDE_DIGIT u32 of scratch.
  */
 function sortBlock<K>(
   srcKeys: usize, srcVals: usize, dstKeys: usize, dstVals: usize, lo: u32, hi: u32, bitLo: u32, bitHi: u32, counts: usize,
@@ -126,28 +126,59 @@ function sortBlock<K>(
     memory.copy(dstVals + (<usize>lo << 2), srcVals + (<usize>lo << 2), <usize>len << 2);
     fromKeys = dstKeys; fromVals = dstVals; toKeys = srcKeys; toVals = srcVals;
   }
+  // Each scatter counts the next pass's digits of the keys it moves (into the other half of
+  // counts), so only the first pass reads the keys just to count them.
+  let offsets = counts;
+  let next = counts + (<usize>4 << WIDE_DIGIT);
+  countDigits<K>(fromKeys, lo, hi, bitLo, min(digit, width), offsets);
   for (let p: u32 = 0; p < passes; p++) {
     const shift = bitLo + p * digit;
     const bits = min(digit, bitHi - shift);
-    countDigits<K>(fromKeys, lo, hi, shift, bits, counts);
     let sum = lo;
     const buckets: u32 = 1 << bits;
     for (let d: u32 = 0; d < buckets; d++) {
-      const at = counts + (<usize>d << 2);
+      const at = offsets + (<usize>d << 2);
       const c = load<u32>(at);
       store<u32>(at, sum);
       sum += c;
     }
-    scatterDigits<K>(fromKeys, fromVals, toKeys, toVals, lo, hi, shift, bits, counts);
+    if (p + 1 < passes) {
+      const nextShift = shift + digit;
+      const nextBits = min(digit, bitHi - nextShift);
+      memory.fill(next, 0, <usize>4 << nextBits);
+      scatterCountingNext<K>(fromKeys, fromVals, toKeys, toVals, lo, hi, shift, bits, offsets, nextShift, nextBits, next);
+    } else {
+      scatterDigits<K>(fromKeys, fromVals, toKeys, toVals, lo, hi, shift, bits, offsets);
+    }
     const tk = fromKeys; fromKeys = toKeys; toKeys = tk;
     const tv = fromVals; fromVals = toVals; toVals = tv;
+    const tc = offsets; offsets = next; next = tc;
+  }
+}
+
+/** scatterDigits that also counts the digits at nextShift of the keys it moves into nextCounts. */
+function scatterCountingNext<K>(
+  srcKeys: usize, srcVals: usize, dstKeys: usize, dstVals: usize,
+  lo: u32, hi: u32, shift: u32, bits: u32, offsets: usize, nextShift: u32, nextBits: u32, nextCounts: usize,
+): void {
+  const mask: u32 = (1 << bits) - 1;
+  const nextMask: u32 = (1 << nextBits) - 1;
+  for (let j = lo; j < hi; j++) {
+    const key = load<K>(srcKeys + (<usize>j << alignof<K>()));
+    const at = offsets + (<usize>digitOf<K>(key, shift, mask) << 2);
+    const to = load<u32>(at);
+    store<u32>(at, to + 1);
+    store<K>(dstKeys + (<usize>to << alignof<K>()), key);
+    store<u32>(dstVals + (<usize>to << 2), load<u32>(srcVals + (<usize>j << 2)));
+    const count = nextCounts + (<usize>digitOf<K>(key, nextShift, nextMask) << 2);
+    store<u32>(count, load<u32>(count) + 1);
   }
 }
 
 /**
  * Sorts each bucket [starts[d], starts[d + 1]) for d in [d0, d1) by key bits [bitLo, bitHi) from
  * src into dst (u64 keys; starts is a u32 table). Buckets longer than `skipAbove` are left alone
- * (the host sorts them with all workers).
+ * (the host sorts them with all workers). counts: 2 * 2^WIDE_DIGIT u32 of scratch.
  */
 export function radixSortBucketsU64(
   starts: usize, d0: u32, d1: u32, srcKeys: usize, srcVals: usize, dstKeys: usize, dstVals: usize,

@@ -9,28 +9,58 @@ function u32At(ptr: usize, j: u32): usize {
   return ptr + (<usize>j << 2);
 }
 
+/** The code of text[i] (u32 codes[256] maps bytes to 1..sigma), 0 past the end. */
+@inline
+function codeAt(text: usize, n: u32, codes: usize, i: u32): u64 {
+  return i < n ? <u64>load<u32>(codes + (<usize>load<u8>(text + <usize>i) << 2)) : 0;
+}
+
+/** text[i..i+chars) as codes of `bits` bits, first character highest, in the top bits of a u64. */
+@inline
+function packedKey(text: usize, n: u32, codes: usize, bits: u32, chars: u32, i: u32): u64 {
+  let key: u64 = 0;
+  for (let c: u32 = 0; c < chars; c++) key = (key << bits) | codeAt(text, n, codes, i + c);
+  return key << (64 - <u64>bits * chars);
+}
+
 /**
- * keys[i] = text[i..i+chars) as codes of `bits` bits, first character highest, code 0 past the end
- * (u32 codes[256] maps bytes to 1..sigma); vals[i] = i; for i in [lo, hi).
+ * First pass of the first sort, straight from the text (no key array is written): counts the top
+ * `digitBits` bits of the packed keys (see packedKey) of the suffixes [lo, hi) into counts[0..2^digitBits).
  */
-export function rangePackKeys(
-  text: usize, n: u32, codes: usize, bits: u32, chars: u32, keys: usize, vals: usize, lo: u32, hi: u32,
+export function rangeCountKeys(
+  text: usize, n: u32, codes: usize, bits: u32, chars: u32, lo: u32, hi: u32, digitBits: u32, counts: usize,
+): void {
+  memory.fill(counts, 0, <usize>4 << digitBits);
+  if (lo >= hi) return;
+  const low: u64 = 64 - <u64>bits * chars;
+  const shift: u64 = 64 - <u64>digitBits;
+  let key = packedKey(text, n, codes, bits, chars, lo);
+  for (let i = lo; i < hi; i++) {
+    const at = u32At(counts, <u32>(key >> shift));
+    store<u32>(at, load<u32>(at) + 1);
+    key = (key << bits) | (codeAt(text, n, codes, i + chars) << low);
+  }
+}
+
+/**
+ * Second half of that pass: (packed key of suffix i, i) for i in [lo, hi) go to keys/vals at the
+ * write offsets of this block (radixOffsets over the counts of rangeCountKeys), stably.
+ */
+export function rangeScatterKeys(
+  text: usize, n: u32, codes: usize, bits: u32, chars: u32, lo: u32, hi: u32, digitBits: u32, offsets: usize,
+  keys: usize, vals: usize,
 ): void {
   if (lo >= hi) return;
   const low: u64 = 64 - <u64>bits * chars;
-  let key: u64 = 0;
-  for (let c: u32 = 0; c < chars; c++) {
-    const i = lo + c;
-    const code: u64 = i < n ? <u64>load<u32>(codes + (<usize>load<u8>(text + <usize>i) << 2)) : 0;
-    key = (key << bits) | code;
-  }
-  key <<= low;
+  const shift: u64 = 64 - <u64>digitBits;
+  let key = packedKey(text, n, codes, bits, chars, lo);
   for (let i = lo; i < hi; i++) {
-    store<u64>(keys + (<usize>i << 3), key);
-    store<u32>(u32At(vals, i), i);
-    const next = i + chars;
-    const code: u64 = next < n ? <u64>load<u32>(codes + (<usize>load<u8>(text + <usize>next) << 2)) : 0;
-    key = (key << bits) | (code << low);
+    const at = u32At(offsets, <u32>(key >> shift));
+    const to = load<u32>(at);
+    store<u32>(at, to + 1);
+    store<u64>(keys + (<usize>to << 3), key);
+    store<u32>(u32At(vals, to), i);
+    key = (key << bits) | (codeAt(text, n, codes, i + chars) << low);
   }
 }
 
@@ -180,6 +210,24 @@ function radixSortGroup(tmp: usize, s: u32, e: u32, keys: usize, sa: usize, rank
   }
 }
 
+/** Groups of up to this many suffixes are sorted by counting (len^2 comparisons, no branches). */
+@inline const PLACE_SORT_MAX: u32 = 16;
+
+/**
+ * Sorts the distinct (key << 32 | suffix) pairs tmp[s..e) of a small group straight into keys[] and
+ * sa[]: each pair goes to s + the number of pairs below it. The comparisons do not branch on the
+ * data, so nothing is mispredicted, unlike an insertion sort of random keys.
+ */
+function placeSmallGroup(tmp: usize, s: u32, e: u32, keys: usize, sa: usize): void {
+  for (let i = s; i < e; i++) {
+    const v = load<u64>(tmp + (<usize>i << 3));
+    let below: u32 = 0;
+    for (let j = s; j < e; j++) below += <u32>(load<u64>(tmp + (<usize>j << 3)) < v);
+    store<u32>(u32At(keys, s + below), <u32>(v >> 32));
+    store<u32>(u32At(sa, s + below), <u32>v);
+  }
+}
+
 /**
  * Phase A of a round for groups[g0..g1) ((start, length) pairs): each group of at most `large`
  * suffixes is sorted whole here by isa[suffix + h] (packed with the suffix into u64 at tmp[j]), and
@@ -221,6 +269,10 @@ export function rangeSortGroups(
     }
     if (len >= radixMin) {
       radixSortGroup(tmp, s, e, keys, sa, rankBits, counts);
+      continue;
+    }
+    if (len <= PLACE_SORT_MAX) {
+      placeSmallGroup(tmp, s, e, keys, sa);
       continue;
     }
     sortU64(tmp, s, e);

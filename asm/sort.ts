@@ -2,7 +2,7 @@
 // Introsort (quicksort, median of three, insertion sort below a cutoff, heapsort past a depth limit),
 // so the worst case stays O(len log len).
 
-@inline const INSERTION_MAX: u32 = 24;
+@inline const INSERTION_MAX: u32 = 16;
 
 @inline
 function at(ptr: usize, j: u32): usize {
@@ -58,23 +58,28 @@ function introSort(ptr: usize, lo: u32, hi: u32, depth: i32): void {
     const b = load<u64>(at(ptr, mid));
     const c = load<u64>(at(ptr, hi - 1));
     const pivot = a < b ? (b < c ? b : a < c ? c : a) : a < c ? a : b < c ? c : b;
-    // Hoare partition: afterwards [lo, j] <= pivot <= [j + 1, hi).
-    let i = lo - 1;
-    let j = hi;
-    while (true) {
-      do i++; while (load<u64>(at(ptr, i)) < pivot);
-      do j--; while (load<u64>(at(ptr, j)) > pivot);
-      if (i >= j) break;
-      const t = load<u64>(at(ptr, i));
-      store<u64>(at(ptr, i), load<u64>(at(ptr, j)));
-      store<u64>(at(ptr, j), t);
+    // Lomuto partition without branches on the data (a comparison of random keys mispredicts half
+    // the time): every value is swapped to the boundary and the boundary moves by (value < pivot).
+    // Afterwards [lo, j) < pivot at j <= [j + 1, hi).
+    const p = pivot == a ? lo : pivot == b ? mid : hi - 1;
+    store<u64>(at(ptr, p), load<u64>(at(ptr, hi - 1)));
+    store<u64>(at(ptr, hi - 1), pivot);
+    let boundary = lo;
+    for (let i = lo; i < hi - 1; i++) {
+      const v = load<u64>(at(ptr, i));
+      store<u64>(at(ptr, i), load<u64>(at(ptr, boundary)));
+      store<u64>(at(ptr, boundary), v);
+      boundary += <u32>(v < pivot);
     }
-    if (j + 1 - lo < hi - j - 1) {
-      introSort(ptr, lo, j + 1, depth);
+    store<u64>(at(ptr, hi - 1), load<u64>(at(ptr, boundary)));
+    store<u64>(at(ptr, boundary), pivot);
+    const j = boundary;
+    if (j - lo < hi - j - 1) {
+      introSort(ptr, lo, j, depth);
       lo = j + 1;
     } else {
       introSort(ptr, j + 1, hi, depth);
-      hi = j + 1;
+      hi = j;
     }
   }
   insertionSort(ptr, lo, hi);

@@ -126,24 +126,22 @@ const BUCKET_DIGIT_BITS = 12;
 const BUCKET_BLOCKS_PER_THREAD = 8;
 
 /**
- * Radix sort of (u64 key, u32 value) pairs in [lo, hi) by key bits [bitLo, bitHi), MSD first: one
- * parallel pass over the top MSD_BITS bits, then every bucket sorted whole inside one worker (LSD,
- * in cache), large buckets by all workers. Stable; the result is left in (keys, vals).
+ * Radix sort of (u64 key, u32 value) pairs, MSD first, once the caller's parallel pass over the top
+ * bits has left them in (tmpKeys, tmpVals), bucket d in [starts[d], starts[d + 1]): every bucket is
+ * sorted by key bits [bitLo, bitHi) into (keys, vals) whole inside one worker (LSD, in cache), or by
+ * all workers when it holds more than LOCAL_SORT_MAX. Stable.
  */
-export async function radixSortMsdU64(
-  exec: Executor, arrays: RadixArrays, lo: number, hi: number, bitLo: number, bitHi: number,
+export async function sortMsdBucketsU64(
+  exec: Executor, arrays: RadixArrays, starts: Uint32Array, bitLo: number, bitHi: number,
 ): Promise<void> {
-  const width = bitHi - bitLo;
-  if (hi - lo < 2 || width <= 0) return;
-  const msd = Math.min(MSD_BITS, width);
   const main: Pairs = { keys: arrays.keys, vals: arrays.vals };
   const tmp: Pairs = { keys: arrays.tmpKeys, vals: arrays.tmpVals };
-  const starts = await radixPass(exec, main, tmp, 8, lo, hi, bitHi - msd, msd);
+  const buckets = starts.length - 1;
+  const [lo, hi] = [starts[0], starts[buckets]];
   const heap = exec.heap;
   const mark = heap.used;
   const startsPtr = heap.alloc(4 * starts.length);
   heap.u32(startsPtr, starts.length).set(starts);
-  const buckets = 1 << msd;
   const target = Math.max(MIN_PARALLEL, (hi - lo) / (exec.threads * BUCKET_BLOCKS_PER_THREAD));
   const chunks: Array<[number, number]> = [];
   const large: number[] = [];
@@ -155,17 +153,17 @@ export async function radixSortMsdU64(
       d0 = d + 1;
     }
   }
-  const countRow = (1 << BUCKET_DIGIT_BITS) * 4;
+  const countRow = 2 * (1 << BUCKET_DIGIT_BITS) * 4; // this pass's offsets and the next pass's counts
   const counts = heap.alloc(chunks.length * countRow);
   await exec.map(
     "radixSortBucketsU64",
     chunks.map(([a, b], i) => [
-      startsPtr, a, b, tmp.keys, tmp.vals, main.keys, main.vals, bitLo, bitHi - msd, LOCAL_SORT_MAX, counts + i * countRow,
+      startsPtr, a, b, tmp.keys, tmp.vals, main.keys, main.vals, bitLo, bitHi, LOCAL_SORT_MAX, counts + i * countRow,
     ]),
   );
   for (const d of large) {
     const [s, e] = [starts[d], starts[d + 1]];
-    await radixSort(exec, { keys: tmp.keys, vals: tmp.vals, tmpKeys: main.keys, tmpVals: main.vals, keyBytes: 8 }, s, e, bitLo, bitHi - msd);
+    await radixSort(exec, { keys: tmp.keys, vals: tmp.vals, tmpKeys: main.keys, tmpVals: main.vals, keyBytes: 8 }, s, e, bitLo, bitHi);
     await Promise.all([copy(exec, main.keys, tmp.keys, 2 * s, 2 * e), copy(exec, main.vals, tmp.vals, s, e)]);
   }
   heap.release(mark);

@@ -140,7 +140,7 @@ describe("serial kernels", () => {
     const exec = createExecutor(heap, 1);
     const sortU64 = exec.kernels.sortU64 as (ptr: number, lo: number, hi: number) => void;
     const r = rng(9);
-    for (const [n, spread] of [[0, 1], [1, 1], [30, 5], [1000, 3], [5000, 2 ** 30], [4096, 1]] as const) {
+    for (const [n, spread] of [[0, 1], [1, 1], [2, 2], [17, 2 ** 30], [30, 5], [1000, 3], [5000, 2 ** 30], [4096, 1]] as const) {
       const ptr = heap.alloc(8 * n + 8, 8);
       const view = new BigUint64Array(heap.memory.buffer, ptr, n);
       for (let i = 0; i < n; i++) view[i] = (BigInt(Math.floor(r() * spread)) << 20n) | BigInt(i % 7);
@@ -149,6 +149,14 @@ describe("serial kernels", () => {
       sortU64(ptr, 0, n);
       expect(Array.from(view)).toEqual(want);
     }
+    // a slice inside a larger array: the values outside it stay where they are
+    const ptr = heap.alloc(8 * 1000, 8);
+    const view = new BigUint64Array(heap.memory.buffer, ptr, 1000);
+    for (let i = 0; i < 1000; i++) view[i] = BigInt(Math.floor(r() * 2 ** 40));
+    const before = Array.from(view);
+    const want = [...before.slice(0, 100), ...before.slice(100, 900).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)), ...before.slice(900)];
+    sortU64(ptr, 100, 900);
+    expect(Array.from(view)).toEqual(want);
   });
 
   it("the module has no data segment (instances on one shared memory would rewrite it)", () => {

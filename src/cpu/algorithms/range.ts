@@ -18,7 +18,9 @@
 import type { BuildContext, HandOver, SuffixSorter } from "../../engine/registry.js";
 import { registerSorter } from "../../engine/registry.js";
 import { MAX_HEAP_BYTES } from "../memory.js";
-import { bitsFor, blocks, forBlocks, MIN_PARALLEL, radixSort, radixSortMsdU64, scatterByBuckets } from "../primitives.js";
+import {
+  bitsFor, blocks, forBlocks, MIN_PARALLEL, MSD_BITS, radixSort, scatterByBuckets, sortMsdBucketsU64,
+} from "../primitives.js";
 import type { KernelArgs } from "../executor.js";
 import { skewMaxLength, skewSorter } from "./skew.js";
 import { PhaseClock } from "../trace.js";
@@ -55,6 +57,10 @@ const EXTRA_CHARS = 3;
  * SA order and moving them by buckets: dickens 170 -> 125 ms, chr22 380 -> 255 ms, nci even).
  */
 const DIRECT_RANK_MAX = 1 << 25;
+
+/** Suffixes per bucket the first sort's MSD pass aims at, and its fewest bits (up to MSD_BITS). */
+const MSD_BUCKET = 1 << 15;
+const MSD_MIN_BITS = 12;
 
 /** Length thresholds that pick a code path; tests lower them to run every path on small inputs. */
 export const rangeTuning = {
@@ -122,10 +128,28 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
   // Small texts write first ranks straight to text order (random stores that mostly hit cache);
   // large ones in SA order, moved by buckets afterwards, and not at all when no group is left.
   const inSAOrder = n > rangeTuning.directRankMax;
-  // First sort: all suffixes by their first `chars` characters.
-  await forBlocks(exec, "rangePackKeys", 0, n, (a, b) => [text, n, codes, bits, chars, regionA, sa, a, b]);
+  // First sort: all suffixes by their first `chars` characters, packed in u64 keys. Its MSD pass
+  // reads the keys straight from the text (no pass that writes them first), into regionB and isa.
+  const keyBits = bits * chars;
+  // The MSD digit: buckets of about MSD_BUCKET suffixes (an entropy of E bits a character makes about
+  // 2^(E d / bits) buckets of d bits), large enough that each bucket's LSD count tables pay off
+  // and few enough write streams for the scatter, small enough to sort in cache.
+  const msdWanted = Math.ceil((bits * Math.log2(Math.max(2, n / MSD_BUCKET))) / Math.max(entropy, 0.5));
+  const msd = Math.min(keyBits, MSD_BITS, Math.max(MSD_MIN_BITS, msdWanted));
+  const rowBytes = 4 << msd;
+  const countsMark = heap.used;
+  const msdCounts = heap.alloc(rowBytes * parts.length);
+  const keyArgs = [text, n, codes, bits, chars];
+  await exec.map("rangeCountKeys", parts.map(([a, b], i) => [...keyArgs, a, b, msd, msdCounts + rowBytes * i]));
+  (exec.kernels.radixOffsets as (c: number, blocks: number, bits: number, base: number) => void)(msdCounts, parts.length, msd, 0);
+  const starts = new Uint32Array((1 << msd) + 1);
+  starts.set(heap.u32(msdCounts, 1 << msd));
+  starts[1 << msd] = n;
+  await exec.map("rangeScatterKeys", parts.map(([a, b], i) => [...keyArgs, a, b, msd, msdCounts + rowBytes * i, regionB, isa]));
+  heap.release(countsMark);
   clock.lap("pack");
-  await radixSortMsdU64(exec, { keys: regionA, vals: sa, tmpKeys: regionB, tmpVals: isa, keyBytes: 8 }, 0, n, 64 - bits * chars, 64);
+  const sortArrays = { keys: regionA, vals: sa, tmpKeys: regionB, tmpVals: isa, keyBytes: 8 } as const;
+  await sortMsdBucketsU64(exec, sortArrays, starts, 64 - keyBits, 64 - msd);
   clock.lap("sort");
   let written = await rankRuns(
     "rangeRankSliceU64",

@@ -42,11 +42,11 @@ export const AUTO_RANGE_MIN_THREADS = 8;
 /** ... on inputs of at least this many bytes (below, SA-IS is done before a worker pool starts). */
 export const AUTO_RANGE_MIN_BYTES = 1 << 20;
 
-/** The GPU algorithm of --engine gpu and the one for texts that look periodic. */
 /**
- * The GPU algorithm of --engine gpu and auto. gpu-spd: fastest on 9 of the 12 corpus files and on
- * their 124 MB concatenation on the H200 (chr22 480 MB/s against gpu-ls 214, concatenation 363
- * against 342); gpu-ls leads only on uniformly random DNA (634 against 526). BENCHMARKS.md section 4.
+ * The GPU algorithm of --engine gpu and auto. gpu-spd: fastest on 8 of the 12 corpus files and on
+ * their 124 MB concatenation on the H200 (third session: concatenation 440 MB/s against gpu-ls
+ * 415, nci 352 against 319, dickens 489); gpu-ls leads on ecoli, osdb, x-ray, world192 and
+ * uniformly random DNA (696 against 577). BENCHMARKS.md section 4.
  */
 export const GPU_DEFAULT_ALGO = "gpu-spd";
 /** The algorithm of --engine hybrid (the split is built on gpu-ls's rounds). */

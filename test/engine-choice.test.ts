@@ -16,6 +16,8 @@ import {
   parseEngine,
   planEngine,
   routeByText,
+  SMALL_ALPHABET,
+  traitsOf,
   wantsGpu,
   type EngineRequest,
 } from "../src/engine/choice.js";
@@ -107,6 +109,31 @@ describe("planEngine", () => {
     const many = AUTO_RANGE_MIN_THREADS;
     expect(plan({ n: AUTO_GPU_MIN_BYTES_OVER_RANGE - 1, threads: many, gpu: "hardware" })).toBe("range");
     expect(plan({ n: AUTO_GPU_MIN_BYTES_OVER_RANGE, threads: many, gpu: "hardware" })).toBe("gpu-spd");
+  });
+
+  it("over range, texts of a small alphabet that do not look periodic stay on the CPU up to range's limit", () => {
+    const many = AUTO_RANGE_MIN_THREADS;
+    const dna = { periodic: false, smallAlphabet: true };
+    const text = { periodic: false, smallAlphabet: false };
+    expect(plan({ n: AUTO_GPU_MIN_BYTES_OVER_RANGE, threads: many, gpu: "hardware", traits: dna })).toBe("range");
+    expect(plan({ n: rangeMaxLength, threads: many, gpu: "hardware", traits: dna })).toBe("range");
+    expect(plan({ n: rangeMaxLength + 1, threads: many, gpu: "hardware", traits: dna })).toBe("gpu-spd");
+    expect(plan({ n: AUTO_GPU_MIN_BYTES_OVER_RANGE, threads: many, gpu: "hardware", traits: text })).toBe("gpu-spd");
+    // over SA-IS (few threads) the alphabet does not matter
+    expect(plan({ n: AUTO_GPU_MIN_BYTES_OVER_SAIS, threads: 2, gpu: "hardware", traits: dna })).toBe("gpu-spd");
+    expect(wantsGpu("auto", undefined, AUTO_GPU_MIN_BYTES_OVER_RANGE, many, dna)).toBe(false);
+    expect(wantsGpu("auto", undefined, AUTO_GPU_MIN_BYTES_OVER_RANGE, many, text)).toBe(true);
+  });
+
+  it("text traits: a small alphabet only for aperiodic texts of at most SMALL_ALPHABET symbols", () => {
+    for (const sigma of [2, SMALL_ALPHABET]) expect(traitsOf(randomText(1 << 16, sigma, sigma)).smallAlphabet, `sigma ${sigma}`).toBe(true);
+    expect(traitsOf(randomText(1 << 16, SMALL_ALPHABET + 1, 5)).smallAlphabet).toBe(false);
+    expect(traitsOf(randomText(1 << 16, 26, 6)).smallAlphabet).toBe(false);
+    const families = new Map(hardFamilies(1 << 16, 3));
+    for (const name of ["one repeated byte", "all NUL", "periodic (abc)^k"]) {
+      expect(traitsOf(families.get(name)!), name).toEqual({ periodic: true, smallAlphabet: false });
+    }
+    expect(traitsOf(new Uint8Array(1000))).toEqual({ periodic: false, smallAlphabet: false }); // too short to sample
   });
 
   it("wantsGpu: auto looks for a device only where the GPU could be chosen", () => {

@@ -7,7 +7,7 @@ import type { Kernels } from "../cpu/wasm.js";
 import { createExecutor, defaultThreads, type Executor } from "../cpu/executor.js";
 import { failure, SufsortError, usageError, limitError } from "../errors.js";
 import { getSorter, listSorters, type DeviceSuffixArrayConsumer, type EngineKind, type Overlap, type SuffixSorter } from "./registry.js";
-import { planEngine, routeByText, wantsGpu, type EngineChoice, type EnginePlan } from "./choice.js";
+import { planEngine, routeByText, traitsOf, wantsGpu, type EngineChoice, type EnginePlan, type TextTraits } from "./choice.js";
 import { verifyInHeap, type Verdict } from "./verify.js";
 import { verifyLarge } from "./verify-large.js";
 import { suffixArrayLarge } from "../cpu/algorithms/sais-large.js";
@@ -194,14 +194,14 @@ export interface EngineSelection {
  * never takes the software one), and keeps the device when the chosen algorithm needs it.
  * `--engine gpu` (or a GPU algorithm) without an adapter fails with acquireGpu's one-line error.
  */
-export async function selectEngine(options: BuildOptions & { n: number; threads: number }): Promise<EngineSelection> {
+export async function selectEngine(options: BuildOptions & { n: number; threads: number; traits?: TextTraits }): Promise<EngineSelection> {
   const engine = options.engine ?? "auto";
-  const { n, threads, algo } = options;
+  const { n, threads, algo, traits } = options;
   // a contradiction between --engine and --algo is reported before any device is looked for
   if (algo !== undefined) planEngine({ engine, algo, n, threads, gpu: "none" });
   let gpu = options.gpuContext;
   let owned: GpuContext | undefined;
-  if (gpu === undefined && wantsGpu(engine, algo, n, threads)) {
+  if (gpu === undefined && wantsGpu(engine, algo, n, threads, traits)) {
     const probing = engine === "auto" && algo === undefined;
     const mode = resolveGpuMode(options.gpu);
     if (!probing) owned = (await requireDevice(mode, algo !== undefined ? `algorithm ${algo}` : `--engine ${engine}`)) ?? undefined;
@@ -209,7 +209,9 @@ export async function selectEngine(options: BuildOptions & { n: number; threads:
     gpu = owned;
   }
   const availability = gpu === undefined ? "none" : gpu.software ? "software" : "hardware";
-  const plan = planEngine({ engine, algo, n, threads, gpu: availability, ...(gpu ? { gpuMaxLength: maxDoublingLength(gpu) } : {}) });
+  const plan = planEngine({
+    engine, algo, n, threads, gpu: availability, ...(traits ? { traits } : {}), ...(gpu ? { gpuMaxLength: maxDoublingLength(gpu) } : {}),
+  });
   if (plan.sorter.engine === "cpu" && owned !== undefined) {
     owned.release();
     owned = undefined;
@@ -247,7 +249,7 @@ export function routePlaced(placed: PlacedText, plan: EnginePlan): EnginePlan {
 export async function buildSuffixArray(text: Uint8Array, options: BuildOptions = {}): Promise<BuildResult> {
   checkLength(text.length);
   const threads = options.threads ?? defaultThreads();
-  const selection = await selectEngine({ ...options, n: text.length, threads });
+  const selection = await selectEngine({ ...options, n: text.length, threads, traits: traitsOf(text) });
   try {
     const plan = routeByText(selection.plan, text);
     const withDevice = { ...options, ...(selection.gpu ? { gpuContext: selection.gpu } : {}) };

@@ -8,17 +8,21 @@
 //   --engine gpu               gpu-spd; gpu-skew for texts that look periodic (looksPeriodic)
 //   --engine hybrid            gpu-ls-hybrid (GPU and CPU workers split every large round)
 //   --engine auto (default)    the CPU below the GPU threshold or without a hardware adapter
-//                              (the software adapter is never chosen); above it, as --engine gpu
+//                              (the software adapter is never chosen); above it, as --engine gpu.
+//                              Over range the threshold depends on the text (textTraits): random-
+//                              like texts of at most SMALL_ALPHABET symbols stay on range up to
+//                              its limit
 //
 // The CPU algorithm: range (parallel doubling) with at least AUTO_RANGE_MIN_THREADS threads on
 // inputs from AUTO_RANGE_MIN_BYTES up to range's limit; SA-IS otherwise (one thread, linear, no
 // input-size limit below 2^31).
 //
-// The thresholds start from figures measured on the H200 host (16 cores): SA-IS 10-14 MB/s, range
-// on 16 threads 74-187 MB/s, gpu-ls 250-670 MB/s, and 0.3-1 s to set up a device. The GPU pays
-// when n / cpuRate > setup + n / gpuRate: over SA-IS from about 8 MiB, over range from about
-// 64 MiB. They are meant to be re-measured with `sufsort bench --engines` (see the report in
-// BENCHMARKS.md) and set here.
+// The thresholds come from figures measured on the H200 host (16 cores): SA-IS 10-14 MB/s, range
+// on 16 threads 50-150 MB/s on text and ~420 MB/s on random DNA, gpu-spd 350-610 MB/s, and
+// 0.26 s to set up a device (about 1 s on a machine whose driver has no compiled shaders cached).
+// The GPU pays when n / cpuRate > setup + n / gpuRate: over SA-IS from about 8 MiB, over range
+// from about 25-64 MiB on text and not below range's limit on random DNA. Re-measure with
+// `sufsort bench --engines cpu,gpu,auto` (BENCHMARKS.md section 4) and set them here.
 import { usageError } from "../errors.js";
 import { getSorter, listSorters, type SuffixSorter } from "./registry.js";
 
@@ -35,8 +39,16 @@ export function parseEngine(value: string | undefined): EngineChoice {
 
 /** auto runs on the GPU from this many bytes when the CPU would run SA-IS ... */
 export const AUTO_GPU_MIN_BYTES_OVER_SAIS = 8 << 20;
-/** ... and from this many when it would run range on many threads. */
+/** ... and from this many when it would run range on many threads ... */
 export const AUTO_GPU_MIN_BYTES_OVER_RANGE = 64 << 20;
+/**
+ * ... except on texts of at most this many symbols that do not look periodic (random-like DNA),
+ * which range sorts fast enough to beat the GPU's one-shot time up to range's limit: H200 host,
+ * 16 threads, one-shot (first build, plus device setup and an empty pool for the GPU): DNA 64 MiB
+ * range 0.23 s against gpu-spd 0.65 s, 128 MiB 0.48 against 1.00; nci (33.5 MB of text) 0.72
+ * against 0.59 (BENCHMARKS.md section 4, third session).
+ */
+export const SMALL_ALPHABET = 4;
 /** The CPU runs range instead of SA-IS with at least this many threads ... */
 export const AUTO_RANGE_MIN_THREADS = 8;
 /** ... on inputs of at least this many bytes (below, SA-IS is done before a worker pool starts). */
@@ -73,11 +85,21 @@ export const PERIODIC_SHARE = 0.5;
 /** The GPU a choice can count on: a hardware adapter, only the software one, or none. */
 export type GpuAvailability = "hardware" | "software" | "none";
 
+/** What auto's threshold looks at in a text (from sampled windows: textTraits). */
+export interface TextTraits {
+  /** At least PERIODIC_SHARE of the windows repeat with a period <= PERIODIC_MAX_PERIOD. */
+  periodic: boolean;
+  /** The windows hold at most SMALL_ALPHABET distinct bytes and the text does not look periodic. */
+  smallAlphabet: boolean;
+}
+
 export interface EngineRequest {
   engine: EngineChoice;
   algo?: string;
   n: number;
   threads: number;
+  /** The text's traits, when known before the choice (auto's threshold over range uses them). */
+  traits?: TextTraits;
   /** What acquiring a device found (auto asks only when n reaches the GPU threshold). */
   gpu: GpuAvailability;
   /** The largest n the GPU's doubling algorithms take on this device (binding limits). */
@@ -93,16 +115,18 @@ export interface EnginePlan {
 }
 
 /** Whether a choice needs to know what GPU there is (auto asks only when the GPU could pay). */
-export function wantsGpu(engine: EngineChoice, algo: string | undefined, n: number, threads: number): boolean {
+export function wantsGpu(engine: EngineChoice, algo: string | undefined, n: number, threads: number, traits?: TextTraits): boolean {
   if (algo !== undefined) return sorterOf(algo).engine !== "cpu";
   if (engine === "gpu" || engine === "hybrid") return true;
   if (engine === "cpu") return false;
-  return n >= gpuThreshold(n, threads);
+  return n >= gpuThreshold(n, threads, traits);
 }
 
 /** auto's GPU threshold for a machine with `threads` threads, facing input size n. */
-export function gpuThreshold(n: number, threads: number): number {
-  return cpuAlgorithm(n, threads) === "range" ? AUTO_GPU_MIN_BYTES_OVER_RANGE : AUTO_GPU_MIN_BYTES_OVER_SAIS;
+export function gpuThreshold(n: number, threads: number, traits?: TextTraits): number {
+  if (cpuAlgorithm(n, threads) !== "range") return AUTO_GPU_MIN_BYTES_OVER_SAIS;
+  if (traits?.smallAlphabet) return getSorter("range")!.maxLength + 1;
+  return AUTO_GPU_MIN_BYTES_OVER_RANGE;
 }
 
 /** The CPU algorithm for n bytes on `threads` threads. */
@@ -130,8 +154,11 @@ export function planEngine(req: EngineRequest): EnginePlan {
   if (engine === "cpu") return { sorter: sorterOf(cpu), reason: `--engine cpu: ${onCpu}`, routable: false };
   if (engine === "gpu") return { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: "--engine gpu", routable: true };
   if (engine === "hybrid") return { sorter: sorterOf(HYBRID_DEFAULT_ALGO), reason: "--engine hybrid", routable: false };
-  const threshold = gpuThreshold(n, threads);
-  if (n < threshold) return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, below the GPU threshold of ${threshold} bytes`, routable: false };
+  const threshold = gpuThreshold(n, threads, req.traits);
+  if (n < threshold) {
+    const kind = req.traits?.smallAlphabet && cpu === "range" ? ` for a text of at most ${SMALL_ALPHABET} symbols` : "";
+    return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, below the GPU threshold of ${threshold} bytes${kind}`, routable: false };
+  }
   if (req.gpu !== "hardware") return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, no hardware GPU`, routable: false };
   if (req.gpuMaxLength !== undefined && n > req.gpuMaxLength) {
     return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, over the GPU's limit of ${req.gpuMaxLength} bytes`, routable: false };
@@ -145,15 +172,44 @@ export function routeByText(plan: EnginePlan, text: Uint8Array): EnginePlan {
   return { sorter: sorterOf(GPU_PERIODIC_ALGO), reason: `${plan.reason}; the text looks periodic`, routable: false };
 }
 
+/**
+ * The windows the text tests read: PERIODIC_SAMPLES windows of PERIODIC_WINDOW + PERIODIC_MAX_PERIOD
+ * bytes spread over a text of n bytes (none when it is shorter), through read(offset, length), so
+ * that a file can be tested before it is loaded.
+ */
+export function sampleWindows(n: number, read: (offset: number, length: number) => Uint8Array): Uint8Array[] {
+  const length = PERIODIC_WINDOW + PERIODIC_MAX_PERIOD;
+  const span = n - length;
+  if (span < 0) return [];
+  return Array.from({ length: PERIODIC_SAMPLES }, (_, s) => read(Math.floor((s * span) / PERIODIC_SAMPLES), length));
+}
+
+/** The traits of a text from its sampled windows (sampleWindows). */
+export function textTraits(windows: Uint8Array[]): TextTraits {
+  let periodicWindows = 0;
+  const seen = new Uint8Array(256);
+  let distinct = 0;
+  for (const window of windows) {
+    if (hasShortPeriod(window, 0)) periodicWindows++;
+    for (const byte of window) {
+      if (seen[byte] === 0) {
+        seen[byte] = 1;
+        distinct++;
+      }
+    }
+  }
+  const periodic = windows.length > 0 && periodicWindows >= PERIODIC_SHARE * PERIODIC_SAMPLES;
+  return { periodic, smallAlphabet: windows.length > 0 && distinct <= SMALL_ALPHABET && !periodic };
+}
+
+/** The traits of a text held in memory. */
+export function traitsOf(text: Uint8Array): TextTraits {
+  return textTraits(sampleWindows(text.length, (offset, length) => text.subarray(offset, offset + length)));
+}
+
 /** Whether at least PERIODIC_SHARE of sampled windows repeat with a period <= PERIODIC_MAX_PERIOD. */
 export function looksPeriodic(text: Uint8Array): boolean {
-  const span = text.length - PERIODIC_WINDOW - PERIODIC_MAX_PERIOD;
-  if (span < 0) return false;
-  let periodic = 0;
-  for (let s = 0; s < PERIODIC_SAMPLES; s++) {
-    if (hasShortPeriod(text, Math.floor((s * span) / PERIODIC_SAMPLES))) periodic++;
-  }
-  return periodic >= PERIODIC_SHARE * PERIODIC_SAMPLES;
+  return traitsOf(text).periodic;
 }
 
 function hasShortPeriod(text: Uint8Array, at: number): boolean {

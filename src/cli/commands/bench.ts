@@ -4,7 +4,7 @@ import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
 import { buildPlaced, closePlaced, fitsHeap, placeText, resolveSorter, selectEngine } from "../../engine/build.js";
 import type { Overlap, SuffixSorter } from "../../engine/registry.js";
-import { parseEngine, routeByText, type EngineChoice } from "../../engine/choice.js";
+import { parseEngine, routeByText, traitsOf, type EngineChoice } from "../../engine/choice.js";
 import { overlapLine } from "./build.js";
 import { generate, loadInput, type BenchInput } from "../../bench/inputs.js";
 import { timeDivsufsort } from "../../bench/peers.js";
@@ -154,7 +154,7 @@ async function benchAll(
     }
     const jobs: Array<{ sorter: SuffixSorter; engine?: EngineChoice; reason?: string }> = algos.map((sorter) => ({ sorter }));
     for (const engine of engines) {
-      const selection = await selectEngine({ engine, n, threads, ...(gpu ? { gpuContext: gpu } : {}) });
+      const selection = await selectEngine({ engine, n, threads, traits: traitsOf(input.bytes), ...(gpu ? { gpuContext: gpu } : {}) });
       const plan = routeByText(selection.plan, input.bytes);
       jobs.push({ sorter: plan.sorter, engine, reason: plan.reason });
     }

@@ -4,7 +4,7 @@ import { closeSync } from "node:fs";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
 import { buildLarge, buildPlaced, checkLength, closePlaced, placeText, routePlaced, selectEngine, usesLargePath, type BuildOptions, type BuildResult } from "../../engine/build.js";
-import { parseEngine } from "../../engine/choice.js";
+import { parseEngine, sampleWindows, textTraits } from "../../engine/choice.js";
 import type { Overlap } from "../../engine/registry.js";
 import { openInput, readInto, checkOutputPath, writeFileAtomic } from "../files.js";
 import { Progress } from "../progress.js";
@@ -65,7 +65,13 @@ Options:
     let reason = "";
     try {
       checkLength(size);
-      const selection = await selectEngine({ engine, ...(algo !== undefined ? { algo } : {}), n: size, threads, gpu });
+      // auto's threshold looks at sampled windows of the file (at most 80 KiB read ahead)
+      const traits = textTraits(sampleWindows(size, (offset, length) => {
+        const window = new Uint8Array(length);
+        readInto(fd, window, input, offset);
+        return window;
+      }));
+      const selection = await selectEngine({ engine, ...(algo !== undefined ? { algo } : {}), n: size, threads, gpu, traits });
       let plan = selection.plan;
       reason = plan.reason;
       close = async () => selection.release();

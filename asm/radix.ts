@@ -20,11 +20,20 @@ function countDigits<K>(keys: usize, lo: u32, hi: u32, shift: u32, bits: u32, co
   }
 }
 
+/**
+ * Moves the pairs src[lo..hi) to the offsets of their digit at `shift`. With nextCounts != 0 it also
+ * counts the digits at nextShift of the keys it moves there (the next pass's counts, one read of the
+ * keys fewer; the host's heap never places data at address 0); @inline, so that callers passing 0
+ * get the loop without the count.
+ */
+@inline
 function scatterDigits<K>(
   srcKeys: usize, srcVals: usize, dstKeys: usize, dstVals: usize,
   lo: u32, hi: u32, shift: u32, bits: u32, offsets: usize,
+  nextShift: u32 = 0, nextBits: u32 = 0, nextCounts: usize = 0,
 ): void {
   const mask: u32 = (1 << bits) - 1;
+  const nextMask: u32 = (1 << nextBits) - 1;
   for (let j = lo; j < hi; j++) {
     const key = load<K>(srcKeys + (<usize>j << alignof<K>()));
     const at = offsets + (<usize>digitOf<K>(key, shift, mask) << 2);
@@ -32,6 +41,10 @@ function scatterDigits<K>(
     store<u32>(at, to + 1);
     store<K>(dstKeys + (<usize>to << alignof<K>()), key);
     store<u32>(dstVals + (<usize>to << 2), load<u32>(srcVals + (<usize>j << 2)));
+    if (nextCounts != 0) {
+      const count = nextCounts + (<usize>digitOf<K>(key, nextShift, nextMask) << 2);
+      store<u32>(count, load<u32>(count) + 1);
+    }
   }
 }
 
@@ -146,32 +159,13 @@ function sortBlock<K>(
       const nextShift = shift + digit;
       const nextBits = min(digit, bitHi - nextShift);
       memory.fill(next, 0, <usize>4 << nextBits);
-      scatterCountingNext<K>(fromKeys, fromVals, toKeys, toVals, lo, hi, shift, bits, offsets, nextShift, nextBits, next);
+      scatterDigits<K>(fromKeys, fromVals, toKeys, toVals, lo, hi, shift, bits, offsets, nextShift, nextBits, next);
     } else {
       scatterDigits<K>(fromKeys, fromVals, toKeys, toVals, lo, hi, shift, bits, offsets);
     }
     const tk = fromKeys; fromKeys = toKeys; toKeys = tk;
     const tv = fromVals; fromVals = toVals; toVals = tv;
     const tc = offsets; offsets = next; next = tc;
-  }
-}
-
-/** scatterDigits that also counts the digits at nextShift of the keys it moves into nextCounts. */
-function scatterCountingNext<K>(
-  srcKeys: usize, srcVals: usize, dstKeys: usize, dstVals: usize,
-  lo: u32, hi: u32, shift: u32, bits: u32, offsets: usize, nextShift: u32, nextBits: u32, nextCounts: usize,
-): void {
-  const mask: u32 = (1 << bits) - 1;
-  const nextMask: u32 = (1 << nextBits) - 1;
-  for (let j = lo; j < hi; j++) {
-    const key = load<K>(srcKeys + (<usize>j << alignof<K>()));
-    const at = offsets + (<usize>digitOf<K>(key, shift, mask) << 2);
-    const to = load<u32>(at);
-    store<u32>(at, to + 1);
-    store<K>(dstKeys + (<usize>to << alignof<K>()), key);
-    store<u32>(dstVals + (<usize>to << 2), load<u32>(srcVals + (<usize>j << 2)));
-    const count = nextCounts + (<usize>digitOf<K>(key, nextShift, nextMask) << 2);
-    store<u32>(count, load<u32>(count) + 1);
   }
 }
 

@@ -12,7 +12,6 @@ import {
   AUTO_GPU_MIN_BYTES_OVER_SAIS,
   AUTO_RANGE_MIN_BYTES,
   AUTO_RANGE_MIN_THREADS,
-  looksPeriodic,
   parseEngine,
   planEngine,
   routeByText,
@@ -148,19 +147,19 @@ describe("planEngine", () => {
 describe("routing --engine gpu by the text", () => {
   it("periodic texts look periodic; random texts and the aperiodic hard families do not", () => {
     const families = new Map(hardFamilies(1 << 16, 3));
-    for (const name of ["one repeated byte", "all NUL", "periodic (abc)^k", "periodic (abcab)^k"]) expect(looksPeriodic(families.get(name)!), name).toBe(true);
-    for (const name of ["Fibonacci", "Thue-Morse", "long runs", "long repeats"]) expect(looksPeriodic(families.get(name)!), name).toBe(false);
-    for (const sigma of [2, 4, 26, 256]) expect(looksPeriodic(randomText(1 << 16, sigma, sigma))).toBe(false);
-    expect(looksPeriodic(new Uint8Array(1000))).toBe(false); // too short to sample: doubling is cheap anyway
+    for (const name of ["one repeated byte", "all NUL", "periodic (abc)^k", "periodic (abcab)^k"]) expect(traitsOf(families.get(name)!).periodic, name).toBe(true);
+    for (const name of ["Fibonacci", "Thue-Morse", "long runs", "long repeats"]) expect(traitsOf(families.get(name)!).periodic, name).toBe(false);
+    for (const sigma of [2, 4, 26, 256]) expect(traitsOf(randomText(1 << 16, sigma, sigma)).periodic).toBe(false);
+    expect(traitsOf(new Uint8Array(1000)).periodic).toBe(false); // too short to sample: doubling is cheap anyway
   });
 
   it("a routable plan goes to gpu-skew on a periodic text; an explicit --algo is never rerouted", () => {
     const periodic = hardFamilies(1 << 16, 1)[0][1];
     const gpu = planEngine({ engine: "gpu", n: periodic.length, threads: 2, gpu: "hardware" });
-    expect(routeByText(gpu, periodic).sorter.name).toBe("gpu-skew");
-    expect(routeByText(gpu, randomText(1 << 16, 4, 1)).sorter.name).toBe("gpu-spd");
+    expect(routeByText(gpu, traitsOf(periodic)).sorter.name).toBe("gpu-skew");
+    expect(routeByText(gpu, traitsOf(randomText(1 << 16, 4, 1))).sorter.name).toBe("gpu-spd");
     const named = planEngine({ engine: "gpu", algo: "gpu-ls", n: periodic.length, threads: 2, gpu: "hardware" });
-    expect(routeByText(named, periodic).sorter.name).toBe("gpu-ls");
+    expect(routeByText(named, traitsOf(periodic)).sorter.name).toBe("gpu-ls");
   });
 });
 

@@ -231,11 +231,11 @@ async function requireDevice(mode: GpuMode, who: string): Promise<GpuContext | n
 }
 
 /**
- * Lets a routable plan look at the placed text (gpu-ls -> gpu-skew on periodic texts). The two need
- * the same heap (GPU sorters keep no heap scratch), which is checked.
+ * Lets a routable plan follow the placed text's traits (gpu-spd -> gpu-skew on periodic texts). The
+ * two need the same heap (GPU sorters keep no heap scratch), which is checked.
  */
-export function routePlaced(placed: PlacedText, plan: EnginePlan): EnginePlan {
-  const routed = routeByText(plan, placed.heap.u8(placed.textPtr, placed.n));
+export function routePlaced(placed: PlacedText, plan: EnginePlan, traits: TextTraits): EnginePlan {
+  const routed = routeByText(plan, traits);
   if (routed.sorter !== placed.sorter) {
     if (heapBytesFor(placed.n, routed.sorter) > heapBytesFor(placed.n, placed.sorter)) {
       throw failure(`internal error: ${routed.sorter.name} needs more heap than ${placed.sorter.name}`);
@@ -249,9 +249,10 @@ export function routePlaced(placed: PlacedText, plan: EnginePlan): EnginePlan {
 export async function buildSuffixArray(text: Uint8Array, options: BuildOptions = {}): Promise<BuildResult> {
   checkLength(text.length);
   const threads = options.threads ?? defaultThreads();
-  const selection = await selectEngine({ ...options, n: text.length, threads, traits: traitsOf(text) });
+  const traits = traitsOf(text); // auto's threshold and the routing of --engine gpu both use them
+  const selection = await selectEngine({ ...options, n: text.length, threads, traits });
   try {
-    const plan = routeByText(selection.plan, text);
+    const plan = routeByText(selection.plan, traits);
     const withDevice = { ...options, ...(selection.gpu ? { gpuContext: selection.gpu } : {}) };
     if (usesLargePath(text.length, plan.sorter)) return { ...(await buildLarge(text, withDevice)), reason: plan.reason };
     const placed = placeText(text.length, plan.sorter, threads);

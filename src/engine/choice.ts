@@ -5,7 +5,7 @@
 //   --engine cpu|gpu|hybrid    with --algo: NAME must run on that engine (gpu-ls under hybrid
 //                              means gpu-ls-hybrid); a contradiction is a usage error
 //   --engine cpu               AUTO_RANGE rule below
-//   --engine gpu               gpu-spd; gpu-skew for texts that look periodic (looksPeriodic)
+//   --engine gpu               gpu-spd; gpu-skew for texts that look periodic (TextTraits)
 //   --engine hybrid            gpu-ls-hybrid (GPU and CPU workers split every large round)
 //   --engine auto (default)    the CPU below the GPU threshold or without a hardware adapter
 //                              (the software adapter is never chosen); above it, as --engine gpu.
@@ -68,7 +68,7 @@ export const GPU_PERIODIC_ALGO = "gpu-skew";
 const HYBRID_OF: Record<string, string> = { "gpu-ls": "gpu-ls-hybrid" };
 
 /**
- * The periodicity test (looksPeriodic): PERIODIC_SAMPLES windows of PERIODIC_WINDOW bytes spread
+ * The periodicity test (textTraits): PERIODIC_SAMPLES windows of PERIODIC_WINDOW bytes spread
  * over the text; a window is periodic when it equals itself shifted by some p <= PERIODIC_MAX_PERIOD.
  * Every suffix starting in such a window (but its last p) shares more than PERIODIC_WINDOW - p -
  * offset bytes with the suffix p later, so doubling needs at least log2 of that many rounds past
@@ -166,9 +166,9 @@ export function planEngine(req: EngineRequest): EnginePlan {
   return { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: `--engine auto: the GPU from ${threshold} bytes (n = ${n})`, routable: true };
 }
 
-/** A routable plan switches to gpu-skew when the text looks periodic. */
-export function routeByText(plan: EnginePlan, text: Uint8Array): EnginePlan {
-  if (!plan.routable || !looksPeriodic(text)) return plan;
+/** A routable plan switches to gpu-skew when the text looks periodic (traits: textTraits / traitsOf). */
+export function routeByText(plan: EnginePlan, traits: TextTraits): EnginePlan {
+  if (!plan.routable || !traits.periodic) return plan;
   return { sorter: sorterOf(GPU_PERIODIC_ALGO), reason: `${plan.reason}; the text looks periodic`, routable: false };
 }
 
@@ -190,7 +190,7 @@ export function textTraits(windows: Uint8Array[]): TextTraits {
   const seen = new Uint8Array(256);
   let distinct = 0;
   for (const window of windows) {
-    if (hasShortPeriod(window, 0)) periodicWindows++;
+    if (hasShortPeriod(window)) periodicWindows++;
     for (const byte of window) {
       if (seen[byte] === 0) {
         seen[byte] = 1;
@@ -207,15 +207,11 @@ export function traitsOf(text: Uint8Array): TextTraits {
   return textTraits(sampleWindows(text.length, (offset, length) => text.subarray(offset, offset + length)));
 }
 
-/** Whether at least PERIODIC_SHARE of sampled windows repeat with a period <= PERIODIC_MAX_PERIOD. */
-export function looksPeriodic(text: Uint8Array): boolean {
-  return traitsOf(text).periodic;
-}
-
-function hasShortPeriod(text: Uint8Array, at: number): boolean {
+/** Whether window[0 .. PERIODIC_WINDOW) equals itself shifted by some p <= PERIODIC_MAX_PERIOD. */
+function hasShortPeriod(window: Uint8Array): boolean {
   for (let p = 1; p <= PERIODIC_MAX_PERIOD; p++) {
     let i = 0;
-    while (i < PERIODIC_WINDOW && text[at + i] === text[at + i + p]) i++;
+    while (i < PERIODIC_WINDOW && window[i] === window[i + p]) i++;
     if (i === PERIODIC_WINDOW) return true;
   }
   return false;

@@ -153,9 +153,10 @@ async function benchAll(
       emit({ input: input.name, n, algo: "divsufsort", engine: "C", threads: 1, seconds: t, mbPerSec: peerMb }, json, true);
     }
     const jobs: Array<{ sorter: SuffixSorter; engine?: EngineChoice; reason?: string }> = algos.map((sorter) => ({ sorter }));
+    const traits = traitsOf(input.bytes);
     for (const engine of engines) {
-      const selection = await selectEngine({ engine, n, threads, traits: traitsOf(input.bytes), ...(gpu ? { gpuContext: gpu } : {}) });
-      const plan = routeByText(selection.plan, input.bytes);
+      const selection = await selectEngine({ engine, n, threads, traits, ...(gpu ? { gpuContext: gpu } : {}) });
+      const plan = routeByText(selection.plan, traits);
       jobs.push({ sorter: plan.sorter, engine, reason: plan.reason });
     }
     for (const { sorter, engine, reason } of jobs) {

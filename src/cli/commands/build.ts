@@ -65,7 +65,8 @@ Options:
     let reason = "";
     try {
       checkLength(size);
-      // auto's threshold looks at sampled windows of the file (at most 80 KiB read ahead)
+      // auto's threshold and the routing of --engine gpu look at sampled windows of the file (at
+      // most 80 KiB read ahead of loading it)
       const traits = textTraits(sampleWindows(size, (offset, length) => {
         const window = new Uint8Array(length);
         readInto(fd, window, input, offset);
@@ -87,7 +88,7 @@ Options:
         const placed = placeText(size, sorter, threads);
         close = () => closePlaced(placed).finally(() => selection.release());
         readInto(fd, placed.heap.u8(placed.textPtr, size), input);
-        plan = routePlaced(placed, plan);
+        plan = routePlaced(placed, plan, traits);
         reason = plan.reason;
         load = () => buildPlaced(placed, options);
       }

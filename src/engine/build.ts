@@ -128,7 +128,7 @@ function checkFits(n: number, sorter: SuffixSorter): void {
     throw limitError(`input is ${n} bytes; algorithm ${sorter.name} accepts at most ${sorter.maxLength} bytes (its working memory must fit the 4 GiB WebAssembly memory)`);
   }
   if (!fitsHeap(n, sorter)) {
-    throw failure(`input is ${n} bytes; ${sorter.name} in WebAssembly needs ${heapBytesFor(n, sorter)} bytes, over the 4 GiB memory limit`);
+    throw limitError(`input is ${n} bytes; ${sorter.name} in WebAssembly needs ${heapBytesFor(n, sorter)} bytes, over the 4 GiB memory limit`);
   }
 }
 

@@ -160,10 +160,6 @@ export interface AcquireOptions {
   required?: boolean;
 }
 
-/**
- * Opens a device. Returns null when none fits the mode (or throws when `required`).
- * The caller owns the context and must call release() when done.
- */
 /** Whether libvulkan.so.1 is in a library folder the dynamic loader searches. */
 function hasVulkanLoader(): boolean {
   const dirs = [
@@ -174,6 +170,10 @@ function hasVulkanLoader(): boolean {
   return dirs.some((d) => existsSync(join(d, "libvulkan.so.1")));
 }
 
+/**
+ * Opens a device. Returns null when none fits the mode (or throws when `required`).
+ * The caller owns the context and must call release() when done.
+ */
 export async function acquireGpu(options: AcquireOptions = {}): Promise<GpuContext | null> {
   const mode = options.mode ?? resolveGpuMode();
   const software = mode === "software";

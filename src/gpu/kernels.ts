@@ -110,24 +110,24 @@ export class GpuBatch {
     if (groups <= 0) return;
     const group = bindGroup(this.ctx, pipe, this.uniform(params), bindings);
     const timed = this.timedDispatches;
-    if (timed && this.querySet && timed.length < TIMED_DISPATCHES) {
+    const querySet = this.querySet;
+    let pass: GPUComputePassEncoder;
+    let timedApart = false;
+    if (timed && querySet && timed.length < TIMED_DISPATCHES) {
       // a pass of its own, timed at both ends
       this.endPass();
       const at = 2 + 2 * timed.length;
       timed.push(entryOf.get(pipe) ?? "?");
-      const own = this.encoder.beginComputePass({ timestampWrites: { querySet: this.querySet, beginningOfPassWriteIndex: at, endOfPassWriteIndex: at + 1 } });
-      own.setPipeline(pipe);
-      own.setBindGroup(0, group);
-      const [x, y] = gridShape(groups, this.ctx.maxWorkgroupsPerDimension);
-      own.dispatchWorkgroups(x, y);
-      own.end();
-      return;
+      pass = this.encoder.beginComputePass({ timestampWrites: { querySet, beginningOfPassWriteIndex: at, endOfPassWriteIndex: at + 1 } });
+      timedApart = true;
+    } else {
+      pass = this.pass ??= this.encoder.beginComputePass();
     }
-    const pass = (this.pass ??= this.encoder.beginComputePass());
     pass.setPipeline(pipe);
     pass.setBindGroup(0, group);
     const [x, y] = gridShape(groups, this.ctx.maxWorkgroupsPerDimension);
     pass.dispatchWorkgroups(x, y);
+    if (timedApart) pass.end();
   }
 
   copy(src: GPUBuffer, srcOffset: number, dst: GPUBuffer, dstOffset: number, bytes: number): void {

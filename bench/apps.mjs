@@ -31,7 +31,7 @@ import { generate } from "../dist/src/bench/inputs.js";
 import { placeText, buildPlaced, closePlaced, resolveSorter } from "../dist/src/engine/build.js";
 import { bwtFromSAInHeap, bwtPlaced, unbwtInHeap } from "../dist/src/apps/bwt.js";
 import { lcpInHeap } from "../dist/src/apps/lcp.js";
-import { FMIndexImage, searchPatterns } from "../dist/src/apps/fmindex.js";
+import { FMIndexImage, packPatterns, searchPatterns } from "../dist/src/apps/fmindex.js";
 import { createExecutor } from "../dist/src/cpu/executor.js";
 import { acquireGpu, resolveGpuMode } from "../dist/src/gpu/device.js";
 import { DeviceFMIndex } from "../dist/src/gpu/apps/fm-search.js";
@@ -212,8 +212,8 @@ async function gpuFigures(text, cpuBwt, cpuPrimary, index, patterns, cpuCounts, 
   const tUpload = (performance.now() - t0) / 1000;
 
   // Batches packed once (bytes + spans), as the CLI reads them: both engines time only the search.
-  const all = pack(patterns);
-  const some = pack(few);
+  const all = packPatterns(patterns);
+  const some = packPatterns(few);
   const sameWords = (a, b) => a.length === b.length && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
   const cpuCountTimes = [];
   let want;
@@ -254,17 +254,3 @@ async function gpuFigures(text, cpuBwt, cpuPrimary, index, patterns, cpuCounts, 
   };
 }
 
-/** Patterns as one byte array and [start, end) spans. */
-function pack(list) {
-  let total = 0;
-  for (const p of list) total += p.length;
-  const bytes = new Uint8Array(total);
-  const spans = new Uint32Array(2 * list.length);
-  let at = 0;
-  list.forEach((p, i) => {
-    bytes.set(p, at);
-    spans[2 * i] = at;
-    spans[2 * i + 1] = at += p.length;
-  });
-  return { bytes, spans };
-}

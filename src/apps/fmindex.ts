@@ -246,14 +246,8 @@ export interface PackedResults {
   positionStarts?: Uint32Array;
 }
 
-/**
- * Packs patterns into one byte array with [start, end) spans, runs `searchPacked` (the CPU's or the
- * GPU's) on them, and splits the results per pattern.
- */
-export async function searchPatterns(
-  patterns: Uint8Array[], options: { locate?: boolean },
-  searchPacked: (bytes: Uint8Array, spans: Uint32Array) => Promise<PackedResults>,
-): Promise<SearchResult[]> {
+/** Patterns as one byte array and their [start, end) spans in it (what searchPacked takes). */
+export function packPatterns(patterns: Uint8Array[]): { bytes: Uint8Array; spans: Uint32Array } {
   let total = 0;
   for (const p of patterns) total += p.length;
   const bytes = new Uint8Array(total);
@@ -264,6 +258,18 @@ export async function searchPatterns(
     spans[2 * i] = at;
     spans[2 * i + 1] = at += p.length;
   });
+  return { bytes, spans };
+}
+
+/**
+ * Packs patterns (packPatterns), runs `searchPacked` (the CPU's or the GPU's) on them, and splits
+ * the results per pattern.
+ */
+export async function searchPatterns(
+  patterns: Uint8Array[], options: { locate?: boolean },
+  searchPacked: (bytes: Uint8Array, spans: Uint32Array) => Promise<PackedResults>,
+): Promise<SearchResult[]> {
+  const { bytes, spans } = packPatterns(patterns);
   const found = await searchPacked(bytes, spans);
   return patterns.map((_, i) => {
     const count = found.ranges[2 * i + 1] - found.ranges[2 * i];

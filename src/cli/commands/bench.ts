@@ -4,7 +4,7 @@ import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
 import { buildPlaced, closePlaced, fitsHeap, placeText, resolveSorter, selectEngine } from "../../engine/build.js";
 import type { Overlap, SuffixSorter } from "../../engine/registry.js";
-import { parseEngine, routeByText, traitsOf, type EngineChoice } from "../../engine/choice.js";
+import { ENGINE_CHOICES, parseEngine, routeByText, traitsOf, type EngineChoice } from "../../engine/choice.js";
 import { overlapLine } from "./build.js";
 import { generate, loadInput, type BenchInput } from "../../bench/inputs.js";
 import { timeDivsufsort } from "../../bench/peers.js";
@@ -88,7 +88,7 @@ Options:
     const runs = intOption(args, "runs", 3, 3);
     const threads = intOption(args, "threads", availableParallelism());
     const engineList = stringOption(args, "engines");
-    const engines = engineList === undefined ? [] : engineList === "all" ? (["auto", "cpu", "gpu", "hybrid"] as EngineChoice[]) : engineList.split(",").map((e) => parseEngine(e.trim()));
+    const engines = engineList === undefined ? [] : engineList === "all" ? [...ENGINE_CHOICES] : engineList.split(",").map((e) => parseEngine(e.trim()));
     const algoList = stringOption(args, "algos") ?? (engines.length > 0 ? "" : "sais");
     const algos = algoList === "" ? [] : algoList.split(",").map((a) => resolveSorter(a.trim()));
     const peer = stringOption(args, "peer");
@@ -223,7 +223,7 @@ function skipRow(input: string, n: number, algo: string, reason: string, json: b
   else process.stdout.write(`| ${why} |\n`);
 }
 
-export function median(xs: number[]): number {
+function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[s.length >> 1];
 }

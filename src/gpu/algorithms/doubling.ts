@@ -19,7 +19,7 @@
 //
 // Limits: n <= maxDoublingLength(gpu) (every per-suffix array is one u32 binding of a pooled buffer,
 // whose size class must fit maxStorageBufferBindingSize): 528,482,304 on the H100/H200. GPU memory
-// peaks at 59-176 bytes per input byte (text, ISA, two active lists of suffixes and slots, keys,
+// peaks at 57-102 bytes per input byte (text, ISA, two active lists of suffixes and slots, keys,
 // flags, group ends, the sorts' scratch, pool size classes; the most when gpu-ls radix-sorts large
 // groups; bench/results/gpu-sorters.md).
 import type { BuildContext } from "../../engine/registry.js";

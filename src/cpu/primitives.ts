@@ -61,32 +61,46 @@ export interface Pairs {
   vals: number;
 }
 
+/** A kernel and how to call it on block [a, b) with that block's row of the count table. */
+export type BlockCall = [kernel: string, args: (a: number, b: number, row: number) => KernelArgs];
+
 /**
- * One stable radix pass over the pairs src[lo..hi) by key bits [shift, shift + bits) into dst[lo..hi).
- * Returns the bucket starts: 2^bits + 1 positions (the last is hi).
+ * One stable counting pass over [lo, hi) by a digit of `bits` bits, in blocks: `count` fills each
+ * block's row (2^bits u32) with its digit counts, the rows become write offsets (digit-major,
+ * block-minor), and `scatter` moves each block to its row's offsets. Returns the bucket starts:
+ * 2^bits + 1 positions (the last is hi).
  */
-export async function radixPass(
-  exec: Executor, src: Pairs, dst: Pairs, keyBytes: 4 | 8, lo: number, hi: number, shift: number, bits: number,
-): Promise<Uint32Array> {
+export async function countingPass(exec: Executor, lo: number, hi: number, bits: number, count: BlockCall, scatter: BlockCall): Promise<Uint32Array> {
   const parts = blocks(lo, hi, exec.threads);
   const heap = exec.heap;
   const mark = heap.used;
   const rowBytes = (1 << bits) * 4;
   const counts = heap.alloc(parts.length * rowBytes);
-  const suffix = keyBytes === 8 ? "U64" : "U32";
-  await exec.map(`radixCount${suffix}`, parts.map(([a, b], i) => [src.keys, a, b, shift, bits, counts + i * rowBytes]));
+  await exec.map(count[0], parts.map(([a, b], i) => count[1](a, b, counts + i * rowBytes)));
   (exec.kernels.radixOffsets as (c: number, blocks: number, bits: number, base: number) => void)(
     counts, parts.length, bits, lo,
   );
   const starts = new Uint32Array((1 << bits) + 1);
   starts.set(heap.u32(counts, 1 << bits));
   starts[1 << bits] = hi;
-  await exec.map(
-    `radixScatter${suffix}`,
-    parts.map(([a, b], i) => [src.keys, src.vals, dst.keys, dst.vals, a, b, shift, bits, counts + i * rowBytes]),
-  );
+  await exec.map(scatter[0], parts.map(([a, b], i) => scatter[1](a, b, counts + i * rowBytes)));
   heap.release(mark);
   return starts;
+}
+
+/**
+ * One stable radix pass over the pairs src[lo..hi) by key bits [shift, shift + bits) into dst[lo..hi).
+ * Returns the bucket starts: 2^bits + 1 positions (the last is hi).
+ */
+export function radixPass(
+  exec: Executor, src: Pairs, dst: Pairs, keyBytes: 4 | 8, lo: number, hi: number, shift: number, bits: number,
+): Promise<Uint32Array> {
+  const suffix = keyBytes === 8 ? "U64" : "U32";
+  return countingPass(
+    exec, lo, hi, bits,
+    [`radixCount${suffix}`, (a, b, row) => [src.keys, a, b, shift, bits, row]],
+    [`radixScatter${suffix}`, (a, b, row) => [src.keys, src.vals, dst.keys, dst.vals, a, b, shift, bits, row]],
+  );
 }
 
 /**

@@ -19,7 +19,7 @@ import type { BuildContext, HandOver, SuffixSorter } from "../../engine/registry
 import { registerSorter } from "../../engine/registry.js";
 import { MAX_HEAP_BYTES } from "../memory.js";
 import {
-  bitsFor, blocks, forBlocks, MIN_PARALLEL, MSD_BITS, radixSort, scatterByBuckets, sortMsdBucketsU64,
+  bitsFor, blocks, countingPass, forBlocks, MIN_PARALLEL, MSD_BITS, radixSort, scatterByBuckets, sortMsdBucketsU64,
 } from "../primitives.js";
 import type { KernelArgs } from "../executor.js";
 import { skewMaxLength, skewSorter } from "./skew.js";
@@ -136,17 +136,12 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
   // and few enough write streams for the scatter, small enough to sort in cache.
   const msdWanted = Math.ceil((bits * Math.log2(Math.max(2, n / MSD_BUCKET))) / Math.max(entropy, 0.5));
   const msd = Math.min(keyBits, MSD_BITS, Math.max(MSD_MIN_BITS, msdWanted));
-  const rowBytes = 4 << msd;
-  const countsMark = heap.used;
-  const msdCounts = heap.alloc(rowBytes * parts.length);
   const keyArgs = [text, n, codes, bits, chars];
-  await exec.map("rangeCountKeys", parts.map(([a, b], i) => [...keyArgs, a, b, msd, msdCounts + rowBytes * i]));
-  (exec.kernels.radixOffsets as (c: number, blocks: number, bits: number, base: number) => void)(msdCounts, parts.length, msd, 0);
-  const starts = new Uint32Array((1 << msd) + 1);
-  starts.set(heap.u32(msdCounts, 1 << msd));
-  starts[1 << msd] = n;
-  await exec.map("rangeScatterKeys", parts.map(([a, b], i) => [...keyArgs, a, b, msd, msdCounts + rowBytes * i, regionB, isa]));
-  heap.release(countsMark);
+  const starts = await countingPass(
+    exec, 0, n, msd,
+    ["rangeCountKeys", (a, b, row) => [...keyArgs, a, b, msd, row]],
+    ["rangeScatterKeys", (a, b, row) => [...keyArgs, a, b, msd, row, regionB, isa]],
+  );
   clock.lap("pack");
   const sortArrays = { keys: regionA, vals: sa, tmpKeys: regionB, tmpVals: isa, keyBytes: 8 } as const;
   await sortMsdBucketsU64(exec, sortArrays, starts, 64 - keyBits, 64 - msd);

@@ -12,8 +12,8 @@ struct Params {
   bits: u32,     // bits per symbol (or per rank) in packed keys
   skip: u32,     // merge: entries of SA12 to skip (the dummy)
   nb: u32,       // merge: entries of SA12 after the skip
-  pad0: u32,
-  pad1: u32,
+  first: u32,    // merge: the first output this dispatch writes
+  end: u32,      // merge: one past the last output this dispatch writes
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -202,13 +202,14 @@ fn mod0_before(i: u32, j: u32) -> bool {
 }
 
 // Merge path over SA0 (na = count) and SA12[skip .. skip + nb): each invocation finds where its
-// ITEMS outputs start (binary search on its diagonal) and merges them into aux.
+// ITEMS outputs start (binary search on its diagonal) and merges them into aux. A dispatch writes
+// the outputs [first, end) only, so that the SA can be read back in pieces as they are merged.
 @compute @workgroup_size(WG)
 fn merge(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let na = params.count;
   let nb = params.nb;
-  let diag = element(lid, wid, nwg) * ITEMS;
-  if (diag >= na + nb) {
+  let diag = params.first + element(lid, wid, nwg) * ITEMS;
+  if (diag >= params.end) {
     return;
   }
   var lo = select(0u, diag - nb, diag > nb);
@@ -223,7 +224,7 @@ fn merge(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: 
   }
   var ia = lo;
   var ib = diag - lo;
-  let end = min(diag + ITEMS, na + nb);
+  let end = min(diag + ITEMS, params.end);
   for (var out = diag; out < end; out++) {
     var take_a = ib >= nb;
     if (!take_a && ia < na) {

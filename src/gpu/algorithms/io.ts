@@ -7,13 +7,14 @@
 // host's part of the text upload 30 ms against 9 ms (bench/gpu-io.mjs). A kept upload buffer is
 // re-mapped right after its copy is queued, so the next build finds it ready. The SA comes back in
 // 32 MiB chunks through 4 kept buffers, the heap copy of one chunk overlapping the GPU copies of
-// the next. A build that finds them busy (builds running at the same time on one device) uses fresh
+// the next; a sorter whose last step is a merge (gpu-skew, gpu-spd) has it done in 4 MiB pieces
+// right before each piece's copy, so that the merge overlaps the host's copying too. A build that finds them busy (builds running at the same time on one device) uses fresh
 // ones. The kept buffers are host memory (the largest text, and 128 MiB) until the device is released.
 import type { BuildContext } from "../../engine/registry.js";
 import { failure } from "../../errors.js";
 import { sizeClass, STORAGE_USAGE } from "../buffers.js";
 import type { GpuContext } from "../device.js";
-import { tuned } from "../kernels.js";
+import { GpuBatch, tuned } from "../kernels.js";
 
 const MAP_READ = 0x1;
 const MAP_WRITE = 0x2;
@@ -101,27 +102,46 @@ export async function uploadText(gpu: GpuContext, text: Uint8Array): Promise<GPU
   return target;
 }
 
+/** Encodes the work that writes entries [first, end) of an SA buffer (a sorter's last step). */
+export type ProducePiece = (batch: GpuBatch, first: number, end: number) => void;
+
 /**
  * A GPU sorter's last step: hands the SA (n u32 in `sa`) and the packed text to the build's
- * consumer when it has one, else reads the SA back into the heap at ctx.saPtr.
+ * consumer when it has one, else reads the SA back into the heap at ctx.saPtr. With `produce`,
+ * the SA is not written yet: its pieces are produced as they are read back, so that the GPU's
+ * last step (a merge) overlaps the host's copy of the pieces before.
  */
-export async function deliverSuffixArray(ctx: BuildContext, gpu: GpuContext, sa: GPUBuffer, text: GPUBuffer): Promise<void> {
-  if (ctx.consumeDeviceSuffixArray) await ctx.consumeDeviceSuffixArray(gpu, sa, text, ctx);
-  else await downloadSuffixArray(gpu, sa, ctx.heap.u32(ctx.saPtr, ctx.n));
+export async function deliverSuffixArray(ctx: BuildContext, gpu: GpuContext, sa: GPUBuffer, text: GPUBuffer, produce?: ProducePiece): Promise<void> {
+  if (ctx.consumeDeviceSuffixArray) {
+    if (produce) {
+      const batch = new GpuBatch(gpu, "SA");
+      produce(batch, 0, ctx.n);
+      batch.submit();
+    }
+    await ctx.consumeDeviceSuffixArray(gpu, sa, text, ctx);
+  } else {
+    await downloadSuffixArray(gpu, sa, ctx.heap.u32(ctx.saPtr, ctx.n), produce);
+  }
 }
 
 /** The SA comes back in chunks of this many bytes through READ_BUFFERS kept buffers, so that the
  * copy of one chunk into the heap overlaps the GPU's copy of the next ones ("io.readChunk"
  * overrides it: tests use small chunks). */
 const READ_CHUNK = 32 * 2 ** 20;
+/**
+ * Chunks of an SA produced piece by piece (deliverSuffixArray's `produce`): smaller, so that the
+ * GPU's work on the first piece, which nothing overlaps, is short.
+ */
+const PRODUCED_CHUNK = 4 * 2 ** 20;
 const READ_BUFFERS = 4;
 
 /** Copies the first target.length u32 of `source` into `target` (a view of the shared heap); any
- * u32 data may come back this way (the GPU BWT does). */
-export async function downloadSuffixArray(gpu: GpuContext, source: GPUBuffer, target: Uint32Array): Promise<void> {
+ * u32 data may come back this way (the GPU BWT does). With `produce`, each chunk's entries are
+ * written on the GPU right before its copy. */
+export async function downloadSuffixArray(gpu: GpuContext, source: GPUBuffer, target: Uint32Array, produce?: ProducePiece): Promise<void> {
   if (target.length === 0) return;
   const bytes = target.byteLength;
-  const wanted = tuned("io.readChunk", READ_CHUNK);
+  const wanted = tuned("io.readChunk", produce ? PRODUCED_CHUNK : READ_CHUNK);
   const chunk = Math.min(Math.max(4, wanted - (wanted % 4)), bytes);
   const chunks = Math.ceil(bytes / chunk);
   const entry = stagingOf(gpu);
@@ -147,9 +167,10 @@ export async function downloadSuffixArray(gpu: GpuContext, source: GPUBuffer, ta
   const mapped: Promise<undefined>[] = [];
   const start = (k: number) => {
     const buffer = staging[k % staging.length];
-    const encoder = gpu.device.createCommandEncoder({ label: "SA readback" });
-    encoder.copyBufferToBuffer(source, k * chunk, buffer, 0, sizeOf(k));
-    gpu.device.queue.submit([encoder.finish()]);
+    const batch = new GpuBatch(gpu, "SA readback");
+    produce?.(batch, (k * chunk) / 4, (k * chunk + sizeOf(k)) / 4);
+    batch.copy(source, k * chunk, buffer, 0, sizeOf(k));
+    batch.submit();
     mapped[k] = buffer.mapAsync(MAP_READ, 0, sizeOf(k));
     mapped[k].catch(() => undefined); // awaited below through gpu.race
   };

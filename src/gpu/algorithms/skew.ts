@@ -22,7 +22,7 @@ import { GpuBatch, pipeline, readU32, tuned, WORKGROUP_SIZE } from "../kernels.j
 import { encodeRadixSortPairs, encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
 import { encodeExclusiveScan } from "../primitives/scan.js";
 import { bitsFor } from "./bits.js";
-import { deliverSuffixArray, maxPooledLength, requireGpu, uploadText } from "./io.js";
+import { deliverSuffixArray, maxPooledLength, requireGpu, uploadText, type ProducePiece } from "./io.js";
 
 /** Outputs each invocation of the merge produces (after one binary search); "skew.mergeItems"
  * overrides it. 32 beat 8 on the H200: fewer searches, each a chain of random reads (merge and
@@ -62,13 +62,14 @@ export interface SkewBuffers {
 }
 
 /** Dispatches one entry of wgsl/sa_skew.wgsl over `count` elements. */
-export function skewStep(batch: GpuBatch, entry: string, count: number, level: SkewLevel, bits: number, use: SkewBuffers, extra: { nb?: number } = {}): void {
+export function skewStep(batch: GpuBatch, entry: string, count: number, level: SkewLevel, bits: number, use: SkewBuffers, extra: { nb?: number; outputs?: [number, number] } = {}): void {
   const order: (keyof SkewBuffers)[] = ["bytes", "t", "rank", "sa12", "keyLow", "keyHigh", "aux", "sa0"];
   const items = tuned("skew.mergeItems", MERGE_ITEMS);
   const pipe = pipeline(batch.ctx, { file: "sa_skew.wgsl", entry, constants: { ITEMS: items } });
-  const params = [count, level.n, level.n0, bits, level.skip, extra.nb ?? 0, 0, 0];
-  // the merge covers na + nb outputs, ITEMS per invocation; reduced_text also writes 3 pads
-  const threads = entry === "merge" ? Math.ceil((count + (extra.nb ?? 0)) / items) : entry === "reduced_text" ? count + 3 : count;
+  const [first, end] = extra.outputs ?? [0, count + (extra.nb ?? 0)];
+  const params = [count, level.n, level.n0, bits, level.skip, extra.nb ?? 0, first, end];
+  // the merge covers outputs [first, end), ITEMS per invocation; reduced_text also writes 3 pads
+  const threads = entry === "merge" ? Math.ceil((end - first) / items) : entry === "reduced_text" ? count + 3 : count;
   batch.dispatch(pipe, params, order.map((name) => use[name]), Math.ceil(threads / WORKGROUP_SIZE));
 }
 
@@ -98,19 +99,29 @@ export function encodeSortSample(batch: GpuBatch, level: SkewLevel, symbolBits: 
   encodeExclusiveScan(batch, b.keyHigh, b.aux, n02, { inclusive: true });
 }
 
-/** Encodes SA0 (sorted by (t[i], rank[i+1])) and the merge of SA0 with SA12 into aux (n entries). */
-export function encodeMod0AndMerge(batch: GpuBatch, level: SkewLevel, symbolBits: number, b: Required<Pick<SkewBuffers, "t" | "rank" | "sa12" | "keyLow" | "keyHigh" | "aux" | "sa0">>): void {
+type Mod0Buffers = Required<Pick<SkewBuffers, "t" | "rank" | "sa12" | "keyLow" | "keyHigh" | "aux" | "sa0">>;
+
+/**
+ * Encodes SA0 (sorted by (t[i], rank[i+1])) and returns the merge of SA0 with SA12 into aux
+ * (n entries), to be encoded whole or piece by piece (outputs [first, end) at a time).
+ */
+export function encodeMod0Sort(batch: GpuBatch, level: SkewLevel, symbolBits: number, b: Mod0Buffers): ProducePiece {
   const rankBits = bitsFor(level.n02);
   skewStep(batch, "mod0_keys", level.n0, level, rankBits, { t: b.t, rank: b.rank, keyLow: b.keyLow, keyHigh: b.keyHigh, sa0: b.sa0 });
   sortPacked(batch, b.keyLow, b.keyHigh, b.sa0, level.n0, rankBits + symbolBits);
-  skewStep(batch, "merge", level.n0, level, rankBits, { t: b.t, rank: b.rank, sa12: b.sa12, aux: b.aux, sa0: b.sa0 }, { nb: level.n02 - level.skip });
+  return (into, first, end) =>
+    skewStep(into, "merge", level.n0, level, rankBits, { t: b.t, rank: b.rank, sa12: b.sa12, aux: b.aux, sa0: b.sa0 }, { nb: level.n02 - level.skip, outputs: [first, end] });
 }
 
 /**
  * The suffix array of t[0 .. n) (symbols in 1 .. 2^symbolBits - 1, three 0s after), in a pooled
  * buffer of at least n u32 that the caller releases.
  */
-async function skewSort(gpu: GpuContext, t: GPUBuffer, n: number, symbolBits: number): Promise<GPUBuffer> {
+async function skewSort(gpu: GpuContext, t: GPUBuffer, n: number, symbolBits: number): Promise<GPUBuffer>;
+/** With `lastMerge`, the top level's merge is left to the caller (sorted.produce, e.g. piece by piece
+ * as the SA is read back); sorted.release() gives back the buffers it reads, once it is encoded. */
+async function skewSort(gpu: GpuContext, t: GPUBuffer, n: number, symbolBits: number, lastMerge: "deferred"): Promise<DeferredMerge>;
+async function skewSort(gpu: GpuContext, t: GPUBuffer, n: number, symbolBits: number, lastMerge?: "deferred"): Promise<GPUBuffer | DeferredMerge> {
   const level = new SkewLevel(n);
   const pool = gpu.pool;
   const take = (count: number, label: string) => pool.acquire(Math.max(4, count * 4), undefined, `gpu-skew ${label}`);
@@ -120,6 +131,8 @@ async function skewSort(gpu: GpuContext, t: GPUBuffer, n: number, symbolBits: nu
   const keyHigh = take(level.n02 + 3, "key high");
   const sa0 = take(level.n0, "sa0");
   const aux = take(Math.max(n, level.n02), "aux");
+  const reads = [rank, sa12, keyLow, keyHigh, sa0];
+  let deferred = false;
   const started = performance.now();
   const profile = process.env.SUFSORT_GPU_PROFILE ? (what: string) => process.stderr.write(`gpu-skew n=${n} ${what}: ${(performance.now() - started).toFixed(1)} ms\n`) : undefined;
   try {
@@ -145,7 +158,13 @@ async function skewSort(gpu: GpuContext, t: GPUBuffer, n: number, symbolBits: nu
       skewStep(batch, "ranks_from_reduced", level.n02, level, 0, { rank, sa12, aux: reducedSa });
       batch.releaseAfter(reducedSa);
     }
-    encodeMod0AndMerge(batch, level, symbolBits, { t, rank, sa12, keyLow, keyHigh, aux, sa0 });
+    const merge = encodeMod0Sort(batch, level, symbolBits, { t, rank, sa12, keyLow, keyHigh, aux, sa0 });
+    if (lastMerge === "deferred") {
+      batch.submit();
+      deferred = true;
+      return { sa: aux, produce: merge, release: () => reads.forEach((buffer) => pool.release(buffer)) };
+    }
+    merge(batch, 0, n);
     batch.submit();
     if (profile) {
       await gpu.finish();
@@ -156,8 +175,15 @@ async function skewSort(gpu: GpuContext, t: GPUBuffer, n: number, symbolBits: nu
     pool.release(aux);
     throw error;
   } finally {
-    for (const buffer of [rank, sa12, keyLow, keyHigh, sa0]) pool.release(buffer);
+    if (!deferred) reads.forEach((buffer) => pool.release(buffer));
   }
+}
+
+/** The SA of skewSort before its last merge: produce encodes it, release frees what it reads. */
+interface DeferredMerge {
+  sa: GPUBuffer;
+  produce: ProducePiece;
+  release(): void;
 }
 
 /** Largest n the skew sorters take on this device (t and rank hold n + 3 u32 in one binding). */
@@ -198,14 +224,17 @@ export const gpuSkewSorter: SuffixSorter = {
     const gpu = prepareSkewBuild(ctx, "gpu-skew");
     if (!gpu) return;
     const { bytes, t } = await uploadSymbols(gpu, ctx, new SkewLevel(ctx.n));
-    let sa: GPUBuffer | undefined;
+    let sorted: DeferredMerge | undefined;
     try {
-      sa = await skewSort(gpu, t, ctx.n, bitsFor(256));
-      await deliverSuffixArray(ctx, gpu, sa, bytes);
+      sorted = await skewSort(gpu, t, ctx.n, bitsFor(256), "deferred");
+      await deliverSuffixArray(ctx, gpu, sorted.sa, bytes, sorted.produce);
     } finally {
       bytes.destroy(); // destruction waits for the queued work
       gpu.pool.release(t);
-      if (sa) gpu.pool.release(sa);
+      if (sorted) {
+        sorted.release();
+        gpu.pool.release(sorted.sa);
+      }
       gpu.pool.afterSubmit();
     }
   },

@@ -20,7 +20,7 @@ import { dispatchLine, refineGroups, type DoublingBuffers } from "./doubling.js"
 import { deliverSuffixArray, uploadText } from "./io.js";
 import { larssonSadakane } from "./ls.js";
 import { encodePackedKeys, planPackedKeys } from "./packed-keys.js";
-import { bitsFor, encodeMod0AndMerge, prepareSkewBuild, skewStep, SkewLevel } from "./skew.js";
+import { bitsFor, encodeMod0Sort, prepareSkewBuild, skewStep, SkewLevel } from "./skew.js";
 
 /** The sample's first sort compares a multiple of 3 characters, so that p + h stays in the sample. */
 const wholeTriples = (chars: number) => chars - (chars % 3);
@@ -84,14 +84,16 @@ export const gpuSpdSorter: SuffixSorter = {
       const batch = new GpuBatch(gpu, "gpu-spd mod 0 and merge", profiling);
       batch.clear(rank, 0, (n + 3) * 4);
       skewStep(batch, "sample_from_isa", level.n02, level, 0, { rank, sa12, aux: buffers.isa });
-      encodeMod0AndMerge(batch, level, symbolBits, { t, rank, sa12, keyLow: buffers.keyLow, keyHigh: buffers.keyHigh, aux: buffers.aux, sa0 });
+      const merge = encodeMod0Sort(batch, level, symbolBits, { t, rank, sa12, keyLow: buffers.keyLow, keyHigh: buffers.keyHigh, aux: buffers.aux, sa0 });
       batch.submit();
+      const start = performance.now();
       if (process.env.SUFSORT_GPU_PROFILE) {
-        const start = performance.now();
         await gpu.finish();
-        process.stderr.write(`gpu-spd mod 0 sort and merge: ${(performance.now() - start).toFixed(1)} ms after the last round${dispatchLine(await batch.dispatchNanoseconds())}\n`);
+        process.stderr.write(`gpu-spd mod 0 sort: ${(performance.now() - start).toFixed(1)} ms after the last round${dispatchLine(await batch.dispatchNanoseconds())}\n`);
       }
-      await deliverSuffixArray(ctx, gpu, buffers.aux, bytes);
+      // the merge is encoded piece by piece as the SA is read back
+      await deliverSuffixArray(ctx, gpu, buffers.aux, bytes, merge);
+      if (process.env.SUFSORT_GPU_PROFILE) process.stderr.write(`gpu-spd merge + delivery: ${(performance.now() - start).toFixed(1)} ms\n`);
     } finally {
       for (const buffer of held) pool.release(buffer);
       pool.afterSubmit();

@@ -167,7 +167,7 @@ export interface Refinement {
  * 397 -> 427; 2^18 was no better than 2^20. No group of a live round is large (LARGE_GROUP).
  */
 const LIVE_MAX = 1 << 22;
-/** Live rounds submitted before the host waits for the oldest one's count. */
+/** Live rounds submitted before the host waits for the oldest one's count ("doubling.liveAhead" overrides it). */
 const LIVE_AHEAD = 4;
 
 /**
@@ -197,6 +197,7 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
     let h = job.h0;
     if (profile) profile(`initial sort by ${h} characters, ${m} of ${job.slots} unsorted${dispatchLine(await first.dispatchNanoseconds())}`);
     const liveMax = job.live ? tuned("doubling.liveMax", LIVE_MAX) : 0;
+    const liveAhead = tuned("doubling.liveAhead", LIVE_AHEAD);
     /** Counts of submitted live rounds not yet taken into m, oldest first. */
     const ahead: Array<{ counts: Promise<Uint32Array>; got?: Uint32Array }> = [];
 
@@ -207,7 +208,7 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
     // (two such would be equal), so rank2 = 0 there is the true order. m is the active count, or
     // after live rounds (still in `ahead`) an upper bound of it: counts only fall.
     while (true) {
-      while (ahead.length > 0 && (ahead[0].got !== undefined || ahead.length >= LIVE_AHEAD || h >= n)) {
+      while (ahead.length > 0 && (ahead[0].got !== undefined || ahead.length >= liveAhead || h >= n)) {
         m = (ahead[0].got ?? (await ahead[0].counts))[0];
         ahead.shift();
       }

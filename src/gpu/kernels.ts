@@ -380,14 +380,14 @@ function smallReadStaging(ctx: GpuContext): GPUBuffer[] {
 
 /**
  * A launch parameter: `fallback`, unless SUFSORT_GPU_TUNE names it (e.g. "merge.items=12,scan.items=8"),
- * which the benchmark uses to compare settings in one run.
+ * which the benchmark uses to compare settings in one run. Values below `least` are ignored.
  */
-export function tuned(name: string, fallback: number): number {
+export function tuned(name: string, fallback: number, least = 1): number {
   const spec = process.env.SUFSORT_GPU_TUNE;
   if (!spec) return fallback;
   for (const part of spec.split(",")) {
     const [key, value] = part.split("=");
-    if (key === name && Number.isInteger(Number(value)) && Number(value) > 0) return Number(value);
+    if (key === name && Number.isInteger(Number(value)) && Number(value) >= least) return Number(value);
   }
   return fallback;
 }

@@ -167,8 +167,13 @@ export interface Refinement {
  * 397 -> 427; 2^18 was no better than 2^20. No group of a live round is large (LARGE_GROUP).
  */
 const LIVE_MAX = 1 << 22;
-/** Live rounds submitted before the host waits for the oldest one's count ("doubling.liveAhead" overrides it). */
-const LIVE_AHEAD = 4;
+/**
+ * Live rounds submitted before the host waits for the oldest one's count ("doubling.liveAhead"
+ * overrides it). Fewer ahead keep the bounds fresher: H200, gpu-spd, sum of MB/s over dickens, mr,
+ * nci, osdb, chr22 and the concatenation in two interleaved runs: 2: 2899/2865, 3: 2888/2939,
+ * 4: 2771/2841 (8 was worse still in an earlier run).
+ */
+const LIVE_AHEAD = 3;
 
 /**
  * Runs the doubling rounds on `first`, a batch that has sorted the suffixes into buffers.suffixes
@@ -196,7 +201,7 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
     let [m, large] = await readU32(gpu, count, 2);
     let h = job.h0;
     if (profile) profile(`initial sort by ${h} characters, ${m} of ${job.slots} unsorted${dispatchLine(await first.dispatchNanoseconds())}`);
-    const liveMax = job.live ? tuned("doubling.liveMax", LIVE_MAX) : 0;
+    const liveMax = job.live ? tuned("doubling.liveMax", LIVE_MAX, 0) : 0;
     const liveAhead = tuned("doubling.liveAhead", LIVE_AHEAD);
     /** Counts of submitted live rounds not yet taken into m, oldest first. */
     const ahead: Array<{ counts: Promise<Uint32Array>; got?: Uint32Array }> = [];

@@ -167,7 +167,9 @@ fn head_slots(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) 
 
 // isa[suffixes[k]] = its new group's head slot (key_low holds the spread head slots); key_high[k]
 // = 1 where the entry stays active (its group has >= 2 members), else 0. The last member of each
-// group records the group's end at its head slot and counts large groups' members in counters[1].
+// group records the group's end at its head slot, counts large groups' members in counters[1] and
+// raises counters[2] to the size of the largest group longer than LONG_GROUP (half a segmented-sort
+// tile: shorter groups need no merge passes).
 @compute @workgroup_size(WG)
 fn update_ranks(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let k = element(lid, wid, nwg);
@@ -188,6 +190,9 @@ fn update_ranks(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id
     group_end[head] = end;
     if (end - head > LARGE_GROUP) {
       atomicAdd(&counters[1], end - head);
+    }
+    if (end - head > LONG_GROUP) {
+      atomicMax(&counters[2], end - head); // rare: one counter for every group would contend
     }
   }
 }

@@ -4,7 +4,8 @@
 //
 // blocksort: every tile of TILE pairs is sorted by (label, key) in shared memory (insertion sort
 //   of each invocation's ITEMS pairs, then merge-path merges of doubling runs), which sorts the
-//   tile's pieces of segments while keeping the segments in place.
+//   tile's pieces of segments while keeping the segments in place. Tiles start at `width` (0, or
+//   TILE / 2 for the second blocksort that finishes segments of at most TILE / 2 pairs).
 // merge pass (width w = TILE, 2 TILE, ...): runs [p*2w, p*2w+w) and [p*2w+w, p*2w+2w) are each
 //   sorted within segments. Only the segment that crosses their boundary b changes when they are
 //   merged, so `merge_pass` merges just that segment's part [cs, b) with [b, ce), by key, into the
@@ -72,7 +73,7 @@ fn blocksort(@builtin(local_invocation_index) lid: u32,
   if (tile >= params.tiles) {
     return;
   }
-  let base = tile * TILE;
+  let base = params.width + tile * TILE;
   let valid = min(TILE, params.n - base);
   // Pairs past the end get the label NO_LABEL, which sorts after every real label.
   load_tile(lid, base, valid);

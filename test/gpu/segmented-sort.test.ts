@@ -19,12 +19,12 @@ function cpuSegmentedOrder(keys: Uint32Array, heads: Uint32Array): Uint32Array {
   return order;
 }
 
-async function check(ctx: Parameters<Parameters<typeof gpuIt>[1]>[0], buffers: Parameters<Parameters<typeof gpuIt>[1]>[1], keys: Uint32Array, heads: Uint32Array): Promise<void> {
+async function check(ctx: Parameters<Parameters<typeof gpuIt>[1]>[0], buffers: Parameters<Parameters<typeof gpuIt>[1]>[1], keys: Uint32Array, heads: Uint32Array, longest?: number): Promise<void> {
   const n = keys.length;
   const keyBuffer = buffers.upload(keys);
   const valueBuffer = buffers.upload(iotaArray(n));
   const batch = new GpuBatch(ctx);
-  encodeSegmentedSort(batch, keyBuffer, valueBuffer, buffers.upload(heads), n);
+  encodeSegmentedSort(batch, keyBuffer, valueBuffer, buffers.upload(heads), n, longest);
   batch.submit();
   const order = cpuSegmentedOrder(keys, heads);
   expectEqualArrays(await buffers.read(valueBuffer, n), order, "values (stable order)");
@@ -58,6 +58,27 @@ describe("GPU segmented sort", () => {
     }
     await check(ctx, buffers, makeKeys(n, "few-distinct", 5), heads);
   });
+
+  // With the longest segment known to be at most half a tile, a blocksort over tiles shifted by half
+  // a tile takes the place of the merge passes.
+  for (const [label, first] of [["random starts", 0], ["segments straddling every tile boundary", 1]] as const) {
+    gpuIt(`segments of at most half a tile, longest given (${label})`, async (ctx, buffers) => {
+      const half = tile / 2;
+      for (const n of [tile + 1, 9 * tile + 7, 25_001]) {
+        const heads = new Uint32Array(n);
+        let longest = 0;
+        // "straddling": after a quarter tile, segments of exactly half a tile, every other one across a boundary
+        for (let at = 0, s = 0; at < n; s++) {
+          heads[at] = 1;
+          const length = first ? (at === 0 ? half / 2 : half) : 1 + ((s * 7919 + n) % half);
+          longest = Math.max(longest, Math.min(length, n - at));
+          at += length;
+        }
+        await check(ctx, buffers, makeKeys(n, "all-bits", n + 7), heads, longest);
+        await check(ctx, buffers, makeKeys(n, "few-distinct", n + 8), heads, longest);
+      }
+    });
+  }
 
   gpuIt("2^20 pairs in random segments of length 1..1000", async (ctx, buffers) => {
     const n = 1 << 20;

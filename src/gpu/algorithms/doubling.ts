@@ -28,6 +28,7 @@ import type { GpuContext } from "../device.js";
 import { GpuBatch, pipeline, readU32, tuned, WORKGROUP_SIZE } from "../kernels.js";
 import { encodeCompact } from "../primitives/compact.js";
 import { encodeExclusiveScan } from "../primitives/scan.js";
+import { segmentedSortTile } from "../primitives/segmented-sort.js";
 import { deliverSuffixArray, maxPooledLength, requireGpu, uploadText } from "./io.js";
 
 /** The buffers of one doubling build; per-suffix arrays hold n u32 each. */
@@ -49,7 +50,8 @@ export interface DoublingBuffers {
 
 /** Buffers a step may bind besides DoublingBuffers. */
 export interface ExtraBindings {
-  /** u32 counters: [0] entries kept by the last compaction, [1] members of large groups. */
+  /** u32 counters: [0] entries kept by the last compaction, [1] members of large groups, [2] the
+   * largest group kept if it is longer than half a segmented-sort tile, else 0. */
   counters?: GPUBuffer;
   largeIndex?: GPUBuffer;
   scan?: GPUBuffer;
@@ -66,6 +68,9 @@ export interface RoundState {
   rankBits: number;
   /** Suffixes in groups larger than LARGE_GROUP (counted by the previous split). */
   large: number;
+  /** An upper bound of the largest group's size, when known (the last split read back; 0 when no
+   * group is longer than half a segmented-sort tile). */
+  longest?: number;
   /** u32 counters of the rounds: [0] the active count the last compaction left, [1] see ExtraBindings. */
   counters?: GPUBuffer;
   /**
@@ -124,7 +129,9 @@ export function step(
   ];
   const all: Partial<DoublingBuffers> & ExtraBindings = { ...state.buffers, counters: state.counters, ...swap };
   const bindings = order.map((name) => (use.includes(name) ? all[name] : undefined));
-  const pipe = pipeline(state.batch.ctx, { file: "sa_doubling.wgsl", entry, constants: { LARGE_GROUP: tuned("ls.largeGroup", LARGE_GROUP) } });
+  const ctx = state.batch.ctx;
+  const constants = { LARGE_GROUP: tuned("ls.largeGroup", LARGE_GROUP), LONG_GROUP: segmentedSortTile(ctx) / 2 };
+  const pipe = pipeline(ctx, { file: "sa_doubling.wgsl", entry, constants });
   state.batch.dispatch(pipe, [count, state.h, state.n, state.rankBits, state.live ? 1 : 0], bindings, Math.ceil(count / WORKGROUP_SIZE));
 }
 
@@ -138,7 +145,7 @@ function encodeSplitGroups(state: RoundState, next: { suffixes: GPUBuffer; posit
   const { batch, buffers, m } = state;
   step(state, "head_slots", m, ["positions", "flags", "aux"]);
   encodeExclusiveScan(batch, buffers.aux, buffers.keyLow, m, { heads: buffers.flags, inclusive: true });
-  batch.clear(count, 4, 4);
+  batch.clear(count, 4, 8);
   step(state, "update_ranks", m, ["isa", "suffixes", "positions", "keyLow", "keyHigh", "flags", "groupEnd", "counters"], { counters: count });
   encodeCompact(batch, buffers.suffixes, buffers.keyHigh, next.suffixes, count, m, { values: buffers.positions, output: next.positions });
 }
@@ -187,7 +194,7 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
     suffixes: pool.acquire(job.slots * 4, undefined, `${job.name} suffixes'`),
     positions: pool.acquire(job.slots * 4, undefined, `${job.name} positions'`),
   };
-  const count = pool.acquire(8, undefined, `${job.name} counters`);
+  const count = pool.acquire(12, undefined, `${job.name} counters`);
   const own = [spare.suffixes, spare.positions, count]; // the swaps below trade them with the caller's
   const rankBits = 32 - Math.clz32(job.slots);
   const n = job.textLength;
@@ -198,7 +205,7 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
     let state: RoundState = { batch: first, buffers, n, m: job.slots, h: job.h0, rankBits, large: 0, counters: count };
     encodeSplitGroups(state, spare, count);
     first.submit();
-    let [m, large] = await readU32(gpu, count, 2);
+    let [m, large, longest] = await readU32(gpu, count, 3);
     let h = job.h0;
     if (profile) profile(`initial sort by ${h} characters, ${m} of ${job.slots} unsorted${dispatchLine(await first.dispatchNanoseconds())}`);
     const liveMax = job.live ? tuned("doubling.liveMax", LIVE_MAX, 0) : 0;
@@ -214,7 +221,7 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
     // after live rounds (still in `ahead`) an upper bound of it: counts only fall.
     while (true) {
       while (ahead.length > 0 && (ahead[0].got !== undefined || ahead.length >= liveAhead || h >= n)) {
-        m = (ahead[0].got ?? (await ahead[0].counts))[0];
+        [m, , longest] = ahead[0].got ?? (await ahead[0].counts);
         ahead.shift();
       }
       if (m === 0) break;
@@ -223,25 +230,25 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
       [buffers.suffixes, spare.suffixes] = [spare.suffixes, buffers.suffixes];
       [buffers.positions, spare.positions] = [spare.positions, buffers.positions];
       const encodeStart = performance.now();
-      state = { batch: new GpuBatch(gpu, `${job.name} h=${h}`, profile !== undefined && !live), buffers, n, m, h, rankBits, large: live ? 0 : large, counters: count, live };
+      state = { batch: new GpuBatch(gpu, `${job.name} h=${h}`, profile !== undefined && !live), buffers, n, m, h, rankBits, large: live ? 0 : large, longest, counters: count, live };
       await job.refine(state);
       encodeSplitGroups(state, spare, count);
       state.batch.submit();
       const encodeMs = performance.now() - encodeStart;
       if (live) {
-        const entry: (typeof ahead)[number] = { counts: readU32(gpu, count, 2) };
+        const entry: (typeof ahead)[number] = { counts: readU32(gpu, count, 3) };
         entry.counts.then((got) => (entry.got = got), () => undefined); // awaited above
         ahead.push(entry);
         // let Dawn deliver finished readbacks (a mapAsync resolves only from the event loop), so
         // that the last round is seen without encoding LIVE_AHEAD more
         await new Promise((resolve) => setImmediate(resolve));
-        profile?.(`round h=${h}: live, at most ${m} active; encode ${encodeMs.toFixed(2)} ms`);
+        profile?.(`round h=${h}: live, at most ${m} active, ${longestGroup(longest)}; encode ${encodeMs.toFixed(2)} ms`);
       } else {
         const active = m;
-        [m, large] = await readU32(gpu, count, 2);
+        [m, large, longest] = await readU32(gpu, count, 3);
         if (profile) {
           const gpuNs = await state.batch.gpuNanoseconds();
-          profile(`round h=${h}: ${active} active (${state.large} in large groups), ${m} left; encode ${encodeMs.toFixed(2)} ms, GPU ${gpuNs === undefined ? "?" : (gpuNs / 1e6).toFixed(2)} ms${dispatchLine(await state.batch.dispatchNanoseconds())}`);
+          profile(`round h=${h}: ${active} active (${state.large} in large groups), ${m} left, ${longestGroup(longest)}; encode ${encodeMs.toFixed(2)} ms, GPU ${gpuNs === undefined ? "?" : (gpuNs / 1e6).toFixed(2)} ms${dispatchLine(await state.batch.dispatchNanoseconds())}`);
         }
       }
       h *= 2;
@@ -250,6 +257,11 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
   } finally {
     for (const buffer of own) pool.release(buffer);
   }
+}
+
+/** The profile's words for counters[2]. */
+function longestGroup(longest: number): string {
+  return longest === 0 ? "no group over half a segmented-sort tile" : `groups of at most ${longest}`;
 }
 
 /** " (GPU ms by entry point: ...)" for SUFSORT_GPU_PROFILE=dispatch, largest first. */

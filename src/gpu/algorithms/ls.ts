@@ -41,7 +41,7 @@ export const larssonSadakane: DoublingAlgorithm = {
     // key = rank2; flags = group starts; aux = segment heads (large groups' members stand alone)
     step(state, "group_keys", m, ["isa", "suffixes", "positions", "keyLow", "keyHigh", "flags", "aux", "groupEnd", "counters"]);
     // small and medium groups: one segmented sort (block sort in workgroup memory, merges across tiles)
-    encodeSegmentedSort(batch, buffers.keyLow, buffers.suffixes, buffers.aux, m);
+    encodeSegmentedSort(batch, buffers.keyLow, buffers.suffixes, buffers.aux, m, state.longest);
     if (large > 0) sortLargeGroups(state);
     step(state, "split_flags", m, ["keyLow", "flags"]);
   },

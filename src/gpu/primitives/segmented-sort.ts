@@ -18,9 +18,12 @@ export function segmentedSortTile(ctx: GpuBatch["ctx"]): number {
 
 /**
  * Sorts the pairs of every segment by key, in place and stably; segments stay where they are.
- * A segment starts at each i with heads[i] != 0 (and at 0).
+ * A segment starts at each i with heads[i] != 0 (and at 0). `longest`, when given, bounds the
+ * segments' length: at most half a tile, a second blocksort over tiles shifted by half a tile
+ * replaces the merge passes (a segment that crosses a tile boundary lies within a shifted tile,
+ * and sorting pieces of an already sorted segment keeps it sorted).
  */
-export function encodeSegmentedSort(batch: GpuBatch, keys: GPUBuffer, values: GPUBuffer, heads: GPUBuffer, n: number): void {
+export function encodeSegmentedSort(batch: GpuBatch, keys: GPUBuffer, values: GPUBuffer, heads: GPUBuffer, n: number, longest?: number): void {
   if (n <= 1) return;
   const ctx = batch.ctx;
   checkBinding(ctx, "segmented sort", n);
@@ -37,6 +40,11 @@ export function encodeSegmentedSort(batch: GpuBatch, keys: GPUBuffer, values: GP
   encodeExclusiveScan(batch, heads, labels, n, { countNonzero: true, inclusive: true });
   batch.dispatch(blocksort, [n, 0, tiles], [labels, keys, values], tiles);
   if (tiles === 1) return;
+  if (longest !== undefined && longest <= tile / 2) {
+    const shifted = Math.ceil((n - tile / 2) / tile);
+    batch.dispatch(blocksort, [n, tile / 2, shifted], [labels, keys, values], shifted);
+    return;
+  }
   const scratchKeys = batch.scratch(n * 4);
   const scratchValues = batch.scratch(n * 4);
   for (let width = tile; width < n; width *= 2) {

@@ -18,7 +18,7 @@
 // input-size limit below 2^31).
 //
 // The thresholds come from figures measured on the H200 host (16 cores): SA-IS 10-14 MB/s, range
-// on 16 threads 50-150 MB/s on text and ~420 MB/s on random DNA, gpu-spd 350-610 MB/s, and
+// on 16 threads 50-150 MB/s on text and ~420 MB/s on random DNA, gpu-spd 400-810 MB/s, and
 // 0.26 s to set up a device (about 1 s on a machine whose driver has no compiled shaders cached).
 // The GPU pays when n / cpuRate > setup + n / gpuRate: over SA-IS from about 8 MiB, over range
 // from about 25-64 MiB on text and not below range's limit on random DNA. Re-measure with
@@ -55,10 +55,10 @@ export const AUTO_RANGE_MIN_THREADS = 8;
 export const AUTO_RANGE_MIN_BYTES = 1 << 20;
 
 /**
- * The GPU algorithm of --engine gpu and auto. gpu-spd: fastest on 8 of the 12 corpus files and on
- * their 124 MB concatenation on the H200 (third session: concatenation 440 MB/s against gpu-ls
- * 415, nci 352 against 319, dickens 489); gpu-ls leads on ecoli, osdb, x-ray, world192 and
- * uniformly random DNA (696 against 577). BENCHMARKS.md section 4.
+ * The GPU algorithm of --engine gpu and auto. gpu-spd: fastest on 10 of the 12 corpus files, on
+ * their 124 MB concatenation and on random DNA on the H200 (fourth session: concatenation 504 MB/s
+ * against gpu-ls 414, nci 411 against 327, dickens 554 against 525, DNA 128 MiB 728 against 706);
+ * gpu-ls leads on ecoli (695 against 639) and ooffice (508 against 497). BENCHMARKS.md section 4.
  */
 export const GPU_DEFAULT_ALGO = "gpu-spd";
 /** The algorithm of --engine hybrid (the split is built on gpu-ls's rounds). */

@@ -147,13 +147,16 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
   if (fs < k) return NEEDS_WORKSPACE;
   const counts = sa + (<usize>(n + fs - k) << 2);
   const buckets = fs >= 2 * k ? counts - (<usize>k << 2) : counts;
-  countSymbols<C>(t, n, counts, k);
 
   // Stage 1: place LMS positions at their bucket ends, then induce to sort LMS substrings.
-  bucketBounds<C>(t, n, counts, buckets, k, true);
-  memory.fill(sa, 0, <usize>n << 2);
   let m = 0;
-  {
+  const textChunks = mailbox != 0 ? chunksFor(n - 1) : 0;
+  if (sizeof<C>() == 1 && textChunks != 0 && fs - 2 * k >= 2 * BYTE_ALPHABET * textChunks) {
+    m = placeLmsShared(t, sa, n, counts, buckets, mailbox, textChunks);
+  } else {
+    countSymbols<C>(t, n, counts, k);
+    bucketBounds<C>(t, n, counts, buckets, k, true);
+    memory.fill(sa, 0, <usize>n << 2);
     // Right to left: type of i from T[i], T[i+1] and the type of i+1 (n-1 is L: T[n-1] > $).
     let c1 = chr<C>(t, n - 1);
     let nextIsS = 0;
@@ -590,12 +593,18 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 /** Polls of the mailbox before the idle helper sleeps, and its sleep between polls (ns). */
 @inline const HELPER_SPINS: i32 = 1 << 14;
 @inline const HELPER_SLEEP_NS: i64 = 1_000_000;
+/** Polls of DONE before the main thread sleeps on it (woken by the helper's last chunk), and
+ * that sleep's limit (ns; a safety net: the notify cannot be missed, wait32 compares first). */
+@inline const MAIN_POLLS: i32 = 1 << 12;
+@inline const MAIN_SLEEP_NS: i64 = 1_000_000;
 
 @inline const COMMAND_MARK_NAMES: i32 = 1;
 @inline const COMMAND_WRITE_NAMES: i32 = 2;
 @inline const COMMAND_MAP_RANKS: i32 = 3;
 @inline const COMMAND_LENGTHS: i32 = 4;
 @inline const COMMAND_EXIT: i32 = 5;
+@inline const COMMAND_COUNT_LMS: i32 = 6;
+@inline const COMMAND_PLACE_LMS: i32 = 7;
 
 /** The sign bit of an SA[0..m) entry marks an LMS substring that differs from its predecessor. */
 @inline const NEW_NAME: i32 = 0x80000000;
@@ -643,15 +652,29 @@ function shareChunks(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize, 
     runChunk(mailbox, kind, t, wide, sa, n, m, entries, chunks, c, cache);
     atomic.add<i32>(mailbox + MAIL_DONE, 1);
   }
-  // What is left was claimed by the helper, which is running it.
-  while (atomic.load<i32>(mailbox + MAIL_DONE) < chunks) {}
+  // What is left was claimed by the helper, which is running it: poll, then sleep until its last
+  // chunk is done (the helper may be off its core: polling would take the core from it).
+  let polls = 0;
+  for (;;) {
+    const done = atomic.load<i32>(mailbox + MAIL_DONE);
+    if (done >= chunks) break;
+    if (polls < MAIN_POLLS) {
+      polls++;
+    } else {
+      memory.atomic.wait32(mailbox + MAIL_DONE, done, MAIN_SLEEP_NS);
+    }
+  }
 }
 
 function runChunk(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize, n: i32, m: i32, entries: i32, chunks: i32, c: i32, cache: usize): void {
   const from = chunkStart(entries, chunks, c);
   const to = chunkStart(entries, chunks, c + 1);
   const count = mailbox + MAIL_COUNTS + (<usize>c << 2);
-  if (kind == COMMAND_LENGTHS) {
+  if (kind == COMMAND_COUNT_LMS || kind == COMMAND_PLACE_LMS) {
+    // Byte texts only; the chunk's tables in the workspace, SA[n ..) (see placeLmsShared).
+    const tables = sa + (<usize>n << 2) + (<usize>(c * 2 * BYTE_ALPHABET) << 2);
+    lmsChunk(t, sa, from, to, load<i32>(count), tables, kind == COMMAND_PLACE_LMS);
+  } else if (kind == COMMAND_LENGTHS) {
     const toIsS = load<i32>(count);
     const nextLms = load<i32>(count + (<usize>MAX_CHUNKS << 2));
     if (wide != 0) {
@@ -704,8 +727,71 @@ export function saisHelper(mailbox: usize): void {
       if (<i32>(claim >>> 32) != seq || c >= chunks) break;
       if (atomic.cmpxchg<i64>(mailbox + MAIL_CLAIM, claim, claim + 1) != claim) continue;
       runChunk(mailbox, kind, t, wide, sa, n, m, entries, chunks, c, cache);
-      atomic.add<i32>(mailbox + MAIL_DONE, 1);
+      if (atomic.add<i32>(mailbox + MAIL_DONE, 1) == chunks - 1) atomic.notify(mailbox + MAIL_DONE, 1);
     }
+  }
+}
+
+/**
+ * Stage 1's counting and placing of the LMS positions of a byte text, with the helper: chunks of
+ * the positions count their symbols and LMS positions per symbol (tables of 2 * 256 slots per
+ * chunk at the start of the workspace); then each chunk places its LMS positions below those of
+ * the chunks to its right, so SA is the same as the sequential scan's. Returns m.
+ */
+function placeLmsShared(t: usize, sa: usize, n: i32, counts: usize, buckets: usize, mailbox: usize, chunks: i32): i32 {
+  chunkEndStates<u8>(t, n, mailbox, chunks);
+  shareChunks(mailbox, COMMAND_COUNT_LMS, t, 0, sa, n, 0, n - 1, chunks, 0);
+  const tables = sa + (<usize>n << 2);
+  memory.fill(counts, 0, <usize>BYTE_ALPHABET << 2);
+  for (let c = 0; c < chunks; c++) {
+    const symbols = tables + (<usize>(c * 2 * BYTE_ALPHABET) << 2);
+    for (let x = 0; x < BYTE_ALPHABET; x++) put(counts, x, get(counts, x) + get(symbols, x));
+  }
+  const last = chr<u8>(t, n - 1); // the chunks count positions 0 .. n - 2
+  put(counts, last, get(counts, last) + 1);
+  bucketBounds<u8>(t, n, counts, buckets, BYTE_ALPHABET, true);
+  // Each chunk's LMS counts become the ends it places below, from the last chunk down.
+  let m = 0;
+  for (let x = 0; x < BYTE_ALPHABET; x++) {
+    let end = get(buckets, x);
+    for (let c = chunks - 1; c >= 0; c--) {
+      const lms = tables + (<usize>(c * 2 * BYTE_ALPHABET + BYTE_ALPHABET) << 2);
+      const count = get(lms, x);
+      put(lms, x, end);
+      end -= count;
+      m += count;
+    }
+  }
+  memory.fill(sa, 0, <usize>n << 2);
+  shareChunks(mailbox, COMMAND_PLACE_LMS, t, 0, sa, n, 0, n - 1, chunks, 0);
+  return m;
+}
+
+/** Stage 1's scan over the positions from <= i < to of a byte text (right to left, from the type
+ * of `to`): counts the symbols T[i] and the LMS positions i + 1 per symbol into `tables`, or (place)
+ * puts each LMS position i + 1 below the end that tables[256 + T[i+1]] holds. */
+function lmsChunk(t: usize, sa: usize, from: i32, to: i32, toIsS: i32, tables: usize, place: bool): void {
+  const symbols = tables;
+  const lms = tables + (<usize>BYTE_ALPHABET << 2);
+  if (!place) memory.fill(tables, 0, <usize>(2 * BYTE_ALPHABET) << 2);
+  let c1 = chr<u8>(t, to);
+  let nextIsS = toIsS;
+  for (let i = to - 1; i >= from; i--) {
+    const c0 = chr<u8>(t, i);
+    const isS = <i32>(c0 < c1 + nextIsS);
+    const isLms = nextIsS & ~isS;
+    if (place) {
+      if (isLms) {
+        const pos = get(lms, c1) - 1;
+        put(lms, c1, pos);
+        put(sa, pos, i + 1);
+      }
+    } else {
+      put(symbols, c0, get(symbols, c0) + 1);
+      put(lms, c1, get(lms, c1) + isLms);
+    }
+    nextIsS = isS;
+    c1 = c0;
   }
 }
 

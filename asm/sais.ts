@@ -16,7 +16,8 @@
 //             the end of the workspace: SA[n + fs - k ..) and SA[n + fs - 2k ..); the block
 //             caches of naming (every level) and of the final induction (level 0 only) at its
 //             start, SA[n ..), when they fit (3 * NAME_BLOCK, 2 * INDUCE_BLOCK slots; otherwise
-//             plain loops are used).
+//             plain loops are used). With the helper, stage 1's placement first counts in
+//             tables of 2 * 256 slots per chunk at SA[n ..) (placeLmsShared).
 //   naming    sorted LMS positions in SA[0..m), their names at SA[m + (p >> 1)].
 //   stage 2   reduced string s1 (m names) in SA[n + fs - m .. n + fs); SA1 in SA[0..m); the
 //             recursion's workspace is the free region between them, SA[m .. n + fs - m), so its
@@ -58,7 +59,7 @@ export function sais(textPtr: usize, saPtr: usize, n: i32, fs: i32, mailbox: usi
   } else if (n > 1) {
     status = saisLevel<u8>(textPtr, saPtr, n, fs, BYTE_ALPHABET, mailbox);
   }
-  if (mailbox != 0) postCommand(mailbox, COMMAND_EXIT, 0, 0, 0, 0, 0, 0, 0);
+  if (mailbox != 0) saisHelperExit(mailbox);
   return status;
 }
 
@@ -555,21 +556,23 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 
 // ---- sharing the parallel steps with a helper thread -------------------------------------------
 // With two threads, a helper (saisHelper, on a second worker) takes a share of the steps that
-// split into independent chunks: marking where the names of the sorted LMS substrings change
-// (the text comparisons: random loads), writing the names, and mapping the reduced suffix array
-// back to text positions. The main thread posts a step to the mailbox; both threads claim its
-// chunks one at a time, and the main thread, out of chunks, waits only for chunks the helper has
-// claimed and is running. It never waits for a helper that has not started (or never starts):
-// it then does every chunk itself, so the result does not depend on the helper's timing.
+// split into independent chunks: counting and placing stage 1's LMS positions (byte levels), the
+// LMS substrings' lengths, marking where their names change (the text comparisons: random loads),
+// writing the names, and mapping the reduced suffix array back to text positions; on levels with
+// at least 2 * CHUNK_ENTRIES LMS positions (or positions, for the scans of the text). The
+// induction scans stay sequential. The main thread posts a step to the mailbox; both threads
+// claim its chunks one at a time, and the main thread, out of chunks, waits only for chunks the
+// helper has claimed and is running. It never waits for a helper that has not started (or never
+// starts): it then does every chunk itself, so the result does not depend on the helper's timing.
 //
-// Mailbox (bytes from `mailbox`; the host zeroes its first 64 before either kernel starts):
+// Mailbox (bytes from `mailbox`; the host zeroes its first 192 before either kernel starts):
 //   SEQ     the step's number, odd while the main thread writes a step (a seqlock: the helper
 //           reads the step's fields, then SEQ again, and retries when it changed);
 //   fields  KIND, TEXT, WIDE, SA, N, M, and the step's ENTRIES cut into CHUNKS;
 //   CLAIM   i64: the step's number << 32 | the next unclaimed chunk (the helper claims with a
 //           compare-exchange, so it never claims a chunk of a later step);
 //   DONE    chunks finished; COUNTS: two i32 per chunk (new names, then the names before it; or
-//           the state of the lengths' scan at the chunk's end);
+//           the state of the text scan at the chunk's end, see chunkEndStates);
 //   CACHE   the helper's naming cache (3 * NAME_BLOCK slots).
 
 @inline const MAIL_SEQ: usize = 0;
@@ -614,6 +617,12 @@ export function saisHelperBytes(): i32 {
   return <i32>MAIL_CACHE + 3 * NAME_BLOCK * 4;
 }
 
+/** Posts exit to the helper of `mailbox`: sais does when it returns; the host does too, after a
+ * sais call that failed (never while one runs: the mailbox has one writer). */
+export function saisHelperExit(mailbox: usize): void {
+  postCommand(mailbox, COMMAND_EXIT, 0, 0, 0, 0, 0, 0, 0);
+}
+
 /** Chunks for a step over m entries, or 0 when m is too short to share. */
 function chunksFor(m: i32): i32 {
   const chunks = min(MAX_CHUNKS, m / CHUNK_ENTRIES);
@@ -626,7 +635,7 @@ function chunksFor(m: i32): i32 {
 
 /** Posts a step (single writer: the main thread) and wakes the helper. */
 function postCommand(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize, n: i32, m: i32, entries: i32, chunks: i32): void {
-  const seq = atomic.load<i32>(mailbox + MAIL_SEQ);
+  const seq = atomic.load<i32>(mailbox + MAIL_SEQ) & ~1; // even, also after a write cut short
   atomic.store<i32>(mailbox + MAIL_SEQ, seq + 1);
   atomic.store<i32>(mailbox + MAIL_KIND, kind);
   atomic.store<i32>(mailbox + MAIL_TEXT, <i32>t);

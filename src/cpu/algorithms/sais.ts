@@ -9,15 +9,15 @@
 // it can do only while nothing else lies after its scratch.
 //
 // With two or more threads (and n >= HELPER_MIN_TEXT) the kernel runs on one worker and its
-// helper (asm/sais.ts saisHelper: it takes chunks of the naming and of the mapping back of every
-// level) on another; they share a mailbox of SAIS_HELPER_BYTES placed after the workspace, 64-byte
-// aligned. The kernel never waits for a helper that has not started, so the result is the same
-// whether the helper runs at once, late or never; the host posts the helper's exit itself too,
-// should the kernel fail.
+// helper (asm/sais.ts saisHelper: it takes chunks of stage 1's LMS placement, of the naming and of
+// the mapping back, on every level long enough) on another; they share a mailbox of
+// SAIS_HELPER_BYTES placed after the workspace, 64-byte aligned. The kernel never waits for a
+// helper that has not started, so the result is the same whether the helper runs at once, late or
+// never; the host posts the helper's exit itself too, should the kernel fail.
 //
 // Memory: text n + SA 4n + workspace 4 fs bytes, fs = min(n / 2, 2^24) + 4096: at most 6n + 64 MiB
-// beyond the text (7n for small n where 2n < 64 MiB), plus 13 KB of mailbox. Texts above saisMaxLength (~845 M) do not
-// fit in 4 GiB: use suffixArrayLarge (sais-large.ts).
+// beyond the text (7n for small n where 2n < 64 MiB), plus 13 KB of mailbox. Texts above
+// saisMaxLength (~845 M) do not fit in 4 GiB: use suffixArrayLarge (sais-large.ts).
 import { registerSorter, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import { failure } from "../../errors.js";
 import { MAX_HEAP_BYTES } from "../memory.js";
@@ -43,12 +43,8 @@ export const SAIS_HELPER_BYTES = 768 + 12 * 1024;
 /** Texts shorter than this are sorted without the helper: it shares only levels with at least
  * 64 Ki LMS positions (asm/sais.ts chunksFor), and two worker tasks cost ~0.1 ms. */
 export const HELPER_MIN_TEXT = 1 << 18;
-/** Mailbox i32 slots the host writes: the step number (odd while written) and the step's kind. */
-const MAIL_SEQ = 0;
-const MAIL_KIND = 1;
 /** The mailbox's bytes the kernels expect zeroed at the start (step number, fields, claim, done). */
 const MAIL_ZEROED_BYTES = 192;
-const COMMAND_EXIT = 4;
 
 /** Workspace slots (after the SA) the kernel gets on its first try for a text of n bytes. */
 export function saisWorkspaceSlots(n: number): number {
@@ -59,6 +55,7 @@ export interface SaisKernel {
   /** mailbox: 0 for no helper, else the region shared with a saisHelper(mailbox) call. */
   sais(textPtr: number, saPtr: number, n: number, fs: number, mailbox?: number): number;
   saisHelperBytes(): number;
+  saisHelperExit(mailbox: number): void;
 }
 
 /**
@@ -115,16 +112,13 @@ export const saisSorter: SuffixSorter = {
     if (ctx.executor.threads >= 2 && n >= HELPER_MIN_TEXT) {
       if (kernels.saisHelperBytes() !== SAIS_HELPER_BYTES) throw new Error("sais: SAIS_HELPER_BYTES is out of date");
       heap.u8(mailbox, MAIL_ZEROED_BYTES).fill(0);
-      const mail = heap.i32(mailbox, 2);
       const helper = ctx.executor.runOne("saisHelper", [mailbox]);
       try {
         status = await ctx.executor.runOne("sais", [textPtr, saPtr, n, fs, mailbox]);
       } finally {
-        // The kernel posts exit when it returns; this one covers a kernel that threw.
-        Atomics.add(mail, MAIL_SEQ, 1);
-        Atomics.store(mail, MAIL_KIND, COMMAND_EXIT);
-        Atomics.add(mail, MAIL_SEQ, 1);
-        Atomics.notify(mail, MAIL_SEQ);
+        // The kernel posts exit when it returns; this one covers a kernel that threw (the kernel
+        // is done either way, so the mailbox has one writer at a time).
+        kernels.saisHelperExit(mailbox);
         await helper;
       }
     } else {

@@ -5,16 +5,19 @@
 // Suffix sorting is bound by the latency of random reads of T, so the hot scans work in blocks:
 // first the independent loads of a block (many misses in flight), then the work from a cache.
 //
-// sais(T, SA, n, fs): T = n bytes (any value, NUL included; a virtual sentinel smaller than every
-// byte ends the text). SA has n + fs i32 slots; SA[0..n) receives the suffix array, SA[n..n+fs)
-// is workspace. Returns 0, or NEEDS_WORKSPACE when some level's bucket array does not fit.
+// sais(T, SA, n, fs, mailbox): T = n bytes (any value, NUL included; a virtual sentinel smaller
+// than every byte ends the text). SA has n + fs i32 slots; SA[0..n) receives the suffix array,
+// SA[n..n+fs) is workspace. Returns 0, or NEEDS_WORKSPACE when some level's bucket array does not
+// fit. mailbox: 0, or saisHelperBytes() bytes shared with a saisHelper(mailbox) call on another
+// thread, which then takes chunks of the steps that split (see "sharing the parallel steps").
 //
 // Layout of one level (text t of length n over alphabet [0, k), buffer SA[0 .. n + fs)):
 //   stage 1   SA[0..n) induced-sorting area; buckets (k counts, then k pointers when 2k fit) at
 //             the end of the workspace: SA[n + fs - k ..) and SA[n + fs - 2k ..); the block
 //             caches of naming (every level) and of the final induction (level 0 only) at its
 //             start, SA[n ..), when they fit (3 * NAME_BLOCK, 2 * INDUCE_BLOCK slots; otherwise
-//             plain loops are used).
+//             plain loops are used). With the helper, stage 1's placement first counts in
+//             tables of 2 * 256 slots per chunk at SA[n ..) (placeLmsShared).
 //   naming    sorted LMS positions in SA[0..m), their names at SA[m + (p >> 1)].
 //   stage 2   reduced string s1 (m names) in SA[n + fs - m .. n + fs); SA1 in SA[0..m); the
 //             recursion's workspace is the free region between them, SA[m .. n + fs - m), so its
@@ -49,13 +52,15 @@ export const NEEDS_WORKSPACE: i32 = -1;
  * of 8-byte text pairs lives at the start of the workspace when it fits. */
 @inline const INDUCE_BLOCK: i32 = 1024;
 
-export function sais(textPtr: usize, saPtr: usize, n: i32, fs: i32): i32 {
-  if (n <= 0) return 0;
+export function sais(textPtr: usize, saPtr: usize, n: i32, fs: i32, mailbox: usize): i32 {
+  let status = 0;
   if (n == 1) {
     store<i32>(saPtr, 0);
-    return 0;
+  } else if (n > 1) {
+    status = saisLevel<u8>(textPtr, saPtr, n, fs, BYTE_ALPHABET, mailbox);
   }
-  return saisLevel<u8>(textPtr, saPtr, n, fs, BYTE_ALPHABET);
+  if (mailbox != 0) saisHelperExit(mailbox);
+  return status;
 }
 
 // ---- element access ----------------------------------------------------------------------------
@@ -139,17 +144,20 @@ function bucketBounds<C>(t: usize, n: i32, counts: usize, buckets: usize, k: i32
 
 // ---- one level of SA-IS ------------------------------------------------------------------------
 
-function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32): i32 {
+function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usize): i32 {
   if (fs < k) return NEEDS_WORKSPACE;
   const counts = sa + (<usize>(n + fs - k) << 2);
   const buckets = fs >= 2 * k ? counts - (<usize>k << 2) : counts;
-  countSymbols<C>(t, n, counts, k);
 
   // Stage 1: place LMS positions at their bucket ends, then induce to sort LMS substrings.
-  bucketBounds<C>(t, n, counts, buckets, k, true);
-  memory.fill(sa, 0, <usize>n << 2);
   let m = 0;
-  {
+  const textChunks = mailbox != 0 ? chunksFor(n - 1) : 0;
+  if (sizeof<C>() == 1 && textChunks != 0 && fs - 2 * k >= 2 * BYTE_ALPHABET * textChunks) {
+    m = placeLmsShared(t, sa, n, counts, buckets, mailbox, textChunks);
+  } else {
+    countSymbols<C>(t, n, counts, k);
+    bucketBounds<C>(t, n, counts, buckets, k, true);
+    memory.fill(sa, 0, <usize>n << 2);
     // Right to left: type of i from T[i], T[i+1] and the type of i+1 (n-1 is L: T[n-1] > $).
     let c1 = chr<C>(t, n - 1);
     let nextIsS = 0;
@@ -180,7 +188,11 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32): i32 {
 
   const freeSlots = fs - (counts == buckets ? k : 2 * k);
   const workspace = sa + (<usize>n << 2);
-  const names = nameLmsSubstrings<C>(t, sa, n, m, freeSlots >= 3 * NAME_BLOCK ? workspace : 0);
+  const nameCache = freeSlots >= 3 * NAME_BLOCK ? workspace : 0;
+  const chunks = mailbox != 0 ? chunksFor(m) : 0;
+  const names = chunks != 0
+    ? nameLmsSubstringsShared<C>(t, sa, n, m, nameCache, mailbox, chunks)
+    : nameLmsSubstrings<C>(t, sa, n, m, nameCache);
 
   // Stage 2: sort the LMS suffixes through the reduced string s1 (names in text order).
   const reduced = sa + (<usize>(n + fs - m) << 2);
@@ -192,7 +204,7 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32): i32 {
     }
   }
   if (names < m) {
-    const status = saisLevel<i32>(reduced, sa, m, n + fs - 2 * m, names);
+    const status = saisLevel<i32>(reduced, sa, m, n + fs - 2 * m, names, mailbox);
     if (status != 0) return status;
   } else {
     for (let j = 0; j < m; j++) put(sa, get(reduced, j), j);
@@ -220,7 +232,11 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32): i32 {
       nextIsS = isS;
       c1 = c0;
     }
-    for (let i = 0; i < m; i++) put(sa, i, get(reduced, get(sa, i)));
+    if (chunks != 0) {
+      shareChunks(mailbox, COMMAND_MAP_RANKS, reduced, 0, sa, n, m, m, chunks, 0);
+    } else {
+      mapRanks(sa, reduced, 0, m);
+    }
   }
 
   // Stage 3: sorted LMS suffixes to their bucket ends (keeping their order), then induce.
@@ -390,33 +406,83 @@ function induceFinalBlocked<C>(t: usize, sa: usize, n: i32, counts: usize, bucke
   }
 }
 
+/** Writes the length of every LMS substring to SA[m + (p >> 1)] and zeroes the rest of SA[m..n). */
+function lmsLengths<C>(t: usize, sa: usize, n: i32, m: i32): void {
+  memory.fill(sa + (<usize>m << 2), 0, <usize>(n - m) << 2);
+  lmsLengthsChunk<C>(t, sa, n, m, 0, n - 1, 0, n);
+  put(sa, n - 1, 0); // the sink
+}
+
+/**
+ * lmsLengths' scan of the positions from <= i < to (right to left), for the LMS positions i + 1,
+ * starting from the state the scan has at `to`: whether `to` is S type, and the next LMS
+ * position after it (n for none). For to = n - 1: L type (T[n-1] > the sentinel), none.
+ */
+function lmsLengthsChunk<C>(t: usize, sa: usize, n: i32, m: i32, from: i32, to: i32, toIsS: i32, nextLms: i32): void {
+  // An LMS substring runs to the next LMS position inclusive; the last one runs to the sentinel,
+  // so its length n - p + 1 reaches past T and marks it unique. Without a branch (LMS positions
+  // come at random): non-LMS positions write to SA[n-1], a slot no LMS position uses (p <= n - 2
+  // and m <= (n - 1) / 2 put every slot at or below n - 2), zeroed by the caller.
+  const sink = sa + (<usize>(n - 1) << 2);
+  let next = nextLms;
+  let c1 = chr<C>(t, to);
+  let nextIsS = toIsS;
+  for (let i = to - 1; i >= from; i--) {
+    const c0 = chr<C>(t, i);
+    const isS = <i32>(c0 < c1 + nextIsS);
+    const isLms = (nextIsS & ~isS) != 0;
+    store<i32>(select<usize>(sa + (<usize>(m + ((i + 1) >> 1)) << 2), sink, isLms), next - i);
+    next = select<i32>(i + 1, next, isLms);
+    nextIsS = isS;
+    c1 = c0;
+  }
+}
+
+/**
+ * The state lmsLengths' scan has at the end `to` of every chunk of the positions [0, n - 1), for
+ * lmsLengthsChunk: S type or not in COUNTS[c], the next LMS position in COUNTS[MAX_CHUNKS + c].
+ * From the last chunk down, each from the runs of equal symbols after `to`, walked no further
+ * than the next chunk's end, whose state is known: O(n) in all, O(chunks) for most texts.
+ */
+function chunkEndStates<C>(t: usize, n: i32, mailbox: usize, chunks: i32): void {
+  const types = mailbox + MAIL_COUNTS;
+  const nexts = types + (<usize>MAX_CHUNKS << 2);
+  put(types, chunks - 1, 0); // n - 1: L type, nothing after it
+  put(nexts, chunks - 1, n);
+  for (let c = chunks - 2; c >= 0; c--) {
+    const to = chunkStart(n - 1, chunks, c + 1);
+    const limit = chunkStart(n - 1, chunks, c + 2); // the next chunk's end, whose state is known
+    // Runs [start, end] from `to`; a run reaching `limit` has limit's type, and then no run starts
+    // between it and `limit`, so the next LMS position is limit's unless the run starts one.
+    let isS = 0;
+    let next = -1;
+    let previousIsS = 0;
+    let start = to;
+    for (;;) {
+      let end = start;
+      while (end < limit && chr<C>(t, end) == chr<C>(t, end + 1)) end++;
+      isS = end == limit ? get(types, c + 1) : <i32>(chr<C>(t, end) < chr<C>(t, end + 1));
+      if (start == to) {
+        put(types, c, isS);
+      } else if (isS & ~previousIsS) {
+        next = start;
+        break;
+      }
+      if (end == limit) break;
+      previousIsS = isS;
+      start = end + 1;
+    }
+    put(nexts, c, next >= 0 ? next : get(nexts, c + 1));
+  }
+}
+
 // Names the sorted LMS substrings (in SA[0..m)) with ranks 1..names, equal substrings equal names,
 // written to SA[m + (p >> 1)] (LMS positions are >= 2 apart, so the slots are distinct and lie in
 // SA[m..n)). Returns the number of distinct names. With a cache (3 * NAME_BLOCK free slots), it
 // works block by block: first the independent loads of every entry's length slot and first text
 // word, then the comparisons, most of which the cached words settle.
 function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize): i32 {
-  memory.fill(sa + (<usize>m << 2), 0, <usize>(n - m) << 2);
-  // Lengths first: an LMS substring runs to the next LMS position inclusive; the last one runs to
-  // the sentinel, so its length n - p + 1 reaches past T and marks it unique. Without a branch
-  // (LMS positions come at random): non-LMS positions write to SA[n-1], a slot no LMS position
-  // uses (p <= n - 2 and m <= (n - 1) / 2 put every slot at or below n - 2), zeroed afterwards.
-  {
-    const sink = sa + (<usize>(n - 1) << 2);
-    let next = n;
-    let c1 = chr<C>(t, n - 1);
-    let nextIsS = 0;
-    for (let i = n - 2; i >= 0; i--) {
-      const c0 = chr<C>(t, i);
-      const isS = <i32>(c0 < c1 + nextIsS);
-      const isLms = (nextIsS & ~isS) != 0;
-      store<i32>(select<usize>(sa + (<usize>(m + ((i + 1) >> 1)) << 2), sink, isLms), next - i);
-      next = select<i32>(i + 1, next, isLms);
-      nextIsS = isS;
-      c1 = c0;
-    }
-    store<i32>(sink, 0);
-  }
+  lmsLengths<C>(t, sa, n, m);
   let names = 0;
   let prev = 0;
   let prevLength = 0;
@@ -486,4 +552,363 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
     if (chr<C>(t, p + d) != chr<C>(t, q + d)) return false;
   }
   return true;
+}
+
+// ---- sharing the parallel steps with a helper thread -------------------------------------------
+// With two threads, a helper (saisHelper, on a second worker) takes a share of the steps that
+// split into independent chunks: counting and placing stage 1's LMS positions (byte levels), the
+// LMS substrings' lengths, marking where their names change (the text comparisons: random loads),
+// writing the names, and mapping the reduced suffix array back to text positions; on levels with
+// at least 2 * CHUNK_ENTRIES LMS positions (or positions, for the scans of the text). The
+// induction scans stay sequential. The main thread posts a step to the mailbox; both threads
+// claim its chunks one at a time, and the main thread, out of chunks, waits only for chunks the
+// helper has claimed and is running. It never waits for a helper that has not started (or never
+// starts): it then does every chunk itself, so the result does not depend on the helper's timing.
+//
+// Mailbox (bytes from `mailbox`; the host zeroes its first 192 before either kernel starts):
+//   SEQ     the step's number, odd while the main thread writes a step (a seqlock: the helper
+//           reads the step's fields, then SEQ again, and retries when it changed);
+//   fields  KIND, TEXT, WIDE, SA, N, M, and the step's ENTRIES cut into CHUNKS;
+//   CLAIM   i64: the step's number << 32 | the next unclaimed chunk (the helper claims with a
+//           compare-exchange, so it never claims a chunk of a later step);
+//   DONE    chunks finished; COUNTS: two i32 per chunk (new names, then the names before it; or
+//           the state of the text scan at the chunk's end, see chunkEndStates);
+//   CACHE   the helper's naming cache (3 * NAME_BLOCK slots).
+
+@inline const MAIL_SEQ: usize = 0;
+@inline const MAIL_KIND: usize = 4;
+@inline const MAIL_TEXT: usize = 8;
+@inline const MAIL_WIDE: usize = 12;
+@inline const MAIL_SA: usize = 16;
+@inline const MAIL_N: usize = 20;
+@inline const MAIL_M: usize = 24;
+@inline const MAIL_CHUNKS: usize = 28;
+@inline const MAIL_ENTRIES: usize = 32;
+@inline const MAIL_CLAIM: usize = 64; // own cache line: both threads hammer it
+@inline const MAIL_DONE: usize = 128;
+@inline const MAIL_COUNTS: usize = 192;
+@inline const MAIL_CACHE: usize = 768; // after 2 * MAX_CHUNKS counts
+
+/** Entries per chunk (at least): a chunk is a few hundred microseconds of work. */
+@inline const CHUNK_ENTRIES: i32 = 1 << 15;
+/** Most chunks of one step (the COUNTS slots: MAIL_COUNTS + 8 * MAX_CHUNKS <= MAIL_CACHE). */
+@inline const MAX_CHUNKS: i32 = 64;
+/** Polls of the mailbox before the idle helper sleeps, and its sleep between polls (ns). */
+@inline const HELPER_SPINS: i32 = 1 << 14;
+@inline const HELPER_SLEEP_NS: i64 = 1_000_000;
+/** Polls of DONE before the main thread sleeps on it (woken by the helper's last chunk), and
+ * that sleep's limit (ns; a safety net: the notify cannot be missed, wait32 compares first). */
+@inline const MAIN_POLLS: i32 = 1 << 12;
+@inline const MAIN_SLEEP_NS: i64 = 1_000_000;
+
+@inline const COMMAND_MARK_NAMES: i32 = 1;
+@inline const COMMAND_WRITE_NAMES: i32 = 2;
+@inline const COMMAND_MAP_RANKS: i32 = 3;
+@inline const COMMAND_LENGTHS: i32 = 4;
+@inline const COMMAND_EXIT: i32 = 5;
+@inline const COMMAND_COUNT_LMS: i32 = 6;
+@inline const COMMAND_PLACE_LMS: i32 = 7;
+
+/** The sign bit of an SA[0..m) entry marks an LMS substring that differs from its predecessor. */
+@inline const NEW_NAME: i32 = 0x80000000;
+
+/** Bytes of the mailbox that sais and saisHelper share (the host reserves them). */
+export function saisHelperBytes(): i32 {
+  return <i32>MAIL_CACHE + 3 * NAME_BLOCK * 4;
+}
+
+/** Posts exit to the helper of `mailbox`: sais does when it returns; the host does too, after a
+ * sais call that failed (never while one runs: the mailbox has one writer). */
+export function saisHelperExit(mailbox: usize): void {
+  postCommand(mailbox, COMMAND_EXIT, 0, 0, 0, 0, 0, 0, 0);
+}
+
+/** Chunks for a step over m entries, or 0 when m is too short to share. */
+function chunksFor(m: i32): i32 {
+  const chunks = min(MAX_CHUNKS, m / CHUNK_ENTRIES);
+  return chunks >= 2 ? chunks : 0;
+}
+
+@inline function chunkStart(m: i32, chunks: i32, c: i32): i32 {
+  return <i32>((<i64>m * c) / chunks);
+}
+
+/** Posts a step (single writer: the main thread) and wakes the helper. */
+function postCommand(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize, n: i32, m: i32, entries: i32, chunks: i32): void {
+  const seq = atomic.load<i32>(mailbox + MAIL_SEQ) & ~1; // even, also after a write cut short
+  atomic.store<i32>(mailbox + MAIL_SEQ, seq + 1);
+  atomic.store<i32>(mailbox + MAIL_KIND, kind);
+  atomic.store<i32>(mailbox + MAIL_TEXT, <i32>t);
+  atomic.store<i32>(mailbox + MAIL_WIDE, wide);
+  atomic.store<i32>(mailbox + MAIL_SA, <i32>sa);
+  atomic.store<i32>(mailbox + MAIL_N, n);
+  atomic.store<i32>(mailbox + MAIL_M, m);
+  atomic.store<i32>(mailbox + MAIL_ENTRIES, entries);
+  atomic.store<i32>(mailbox + MAIL_CHUNKS, chunks);
+  atomic.store<i32>(mailbox + MAIL_DONE, 0);
+  atomic.store<i64>(mailbox + MAIL_CLAIM, <i64>(seq + 2) << 32);
+  atomic.store<i32>(mailbox + MAIL_SEQ, seq + 2);
+  atomic.notify(mailbox + MAIL_SEQ, 1);
+}
+
+/** Runs one step over [0, entries) in `chunks` chunks with the helper; returns when every chunk
+ * is done. */
+function shareChunks(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize, n: i32, m: i32, entries: i32, chunks: i32, cache: usize): void {
+  postCommand(mailbox, kind, t, wide, sa, n, m, entries, chunks);
+  for (;;) {
+    const c = <i32>atomic.add<i64>(mailbox + MAIL_CLAIM, 1);
+    if (c >= chunks) break;
+    runChunk(mailbox, kind, t, wide, sa, n, m, entries, chunks, c, cache);
+    atomic.add<i32>(mailbox + MAIL_DONE, 1);
+  }
+  // What is left was claimed by the helper, which is running it: poll, then sleep until its last
+  // chunk is done (the helper may be off its core: polling would take the core from it).
+  let polls = 0;
+  for (;;) {
+    const done = atomic.load<i32>(mailbox + MAIL_DONE);
+    if (done >= chunks) break;
+    if (polls < MAIN_POLLS) {
+      polls++;
+    } else {
+      memory.atomic.wait32(mailbox + MAIL_DONE, done, MAIN_SLEEP_NS);
+    }
+  }
+}
+
+function runChunk(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize, n: i32, m: i32, entries: i32, chunks: i32, c: i32, cache: usize): void {
+  const from = chunkStart(entries, chunks, c);
+  const to = chunkStart(entries, chunks, c + 1);
+  const count = mailbox + MAIL_COUNTS + (<usize>c << 2);
+  if (kind == COMMAND_COUNT_LMS || kind == COMMAND_PLACE_LMS) {
+    // Byte texts only; the chunk's tables in the workspace, SA[n ..) (see placeLmsShared).
+    const tables = sa + (<usize>n << 2) + (<usize>(c * 2 * BYTE_ALPHABET) << 2);
+    lmsChunk(t, sa, from, to, load<i32>(count), tables, kind == COMMAND_PLACE_LMS);
+  } else if (kind == COMMAND_LENGTHS) {
+    const toIsS = load<i32>(count);
+    const nextLms = load<i32>(count + (<usize>MAX_CHUNKS << 2));
+    if (wide != 0) {
+      lmsLengthsChunk<i32>(t, sa, n, m, from, to, toIsS, nextLms);
+    } else {
+      lmsLengthsChunk<u8>(t, sa, n, m, from, to, toIsS, nextLms);
+    }
+  } else if (kind == COMMAND_MARK_NAMES) {
+    store<i32>(count, wide != 0 ? markNewNames<i32>(t, sa, n, m, from, to, cache) : markNewNames<u8>(t, sa, n, m, from, to, cache));
+  } else if (kind == COMMAND_WRITE_NAMES) {
+    writeNames(sa, m, from, to, load<i32>(count));
+  } else if (kind == COMMAND_MAP_RANKS) {
+    mapRanks(sa, t, from, to);
+  }
+}
+
+/**
+ * The helper thread: runs until the main thread (sais with the same mailbox) posts exit. Between
+ * steps it polls, then sleeps on the step number. It claims chunks of the current step only.
+ */
+export function saisHelper(mailbox: usize): void {
+  const cache = mailbox + MAIL_CACHE;
+  let seen = 0;
+  let spins = 0;
+  for (;;) {
+    const seq = atomic.load<i32>(mailbox + MAIL_SEQ);
+    if (seq == seen || (seq & 1) != 0) {
+      if (spins < HELPER_SPINS) {
+        spins++;
+      } else {
+        memory.atomic.wait32(mailbox + MAIL_SEQ, seq, HELPER_SLEEP_NS);
+      }
+      continue;
+    }
+    const kind = atomic.load<i32>(mailbox + MAIL_KIND);
+    const t = <usize><u32>atomic.load<i32>(mailbox + MAIL_TEXT);
+    const wide = atomic.load<i32>(mailbox + MAIL_WIDE);
+    const sa = <usize><u32>atomic.load<i32>(mailbox + MAIL_SA);
+    const n = atomic.load<i32>(mailbox + MAIL_N);
+    const m = atomic.load<i32>(mailbox + MAIL_M);
+    const entries = atomic.load<i32>(mailbox + MAIL_ENTRIES);
+    const chunks = atomic.load<i32>(mailbox + MAIL_CHUNKS);
+    if (atomic.load<i32>(mailbox + MAIL_SEQ) != seq) continue; // rewritten meanwhile: read again
+    seen = seq;
+    spins = 0;
+    if (kind == COMMAND_EXIT) return;
+    for (;;) {
+      const claim = atomic.load<i64>(mailbox + MAIL_CLAIM);
+      const c = <i32>claim;
+      if (<i32>(claim >>> 32) != seq || c >= chunks) break;
+      if (atomic.cmpxchg<i64>(mailbox + MAIL_CLAIM, claim, claim + 1) != claim) continue;
+      runChunk(mailbox, kind, t, wide, sa, n, m, entries, chunks, c, cache);
+      if (atomic.add<i32>(mailbox + MAIL_DONE, 1) == chunks - 1) atomic.notify(mailbox + MAIL_DONE, 1);
+    }
+  }
+}
+
+/**
+ * Stage 1's counting and placing of the LMS positions of a byte text, with the helper: chunks of
+ * the positions count their symbols and LMS positions per symbol (tables of 2 * 256 slots per
+ * chunk at the start of the workspace); then each chunk places its LMS positions below those of
+ * the chunks to its right, so SA is the same as the sequential scan's. Returns m.
+ */
+function placeLmsShared(t: usize, sa: usize, n: i32, counts: usize, buckets: usize, mailbox: usize, chunks: i32): i32 {
+  chunkEndStates<u8>(t, n, mailbox, chunks);
+  shareChunks(mailbox, COMMAND_COUNT_LMS, t, 0, sa, n, 0, n - 1, chunks, 0);
+  const tables = sa + (<usize>n << 2);
+  memory.fill(counts, 0, <usize>BYTE_ALPHABET << 2);
+  for (let c = 0; c < chunks; c++) {
+    const symbols = tables + (<usize>(c * 2 * BYTE_ALPHABET) << 2);
+    for (let x = 0; x < BYTE_ALPHABET; x++) put(counts, x, get(counts, x) + get(symbols, x));
+  }
+  const last = chr<u8>(t, n - 1); // the chunks count positions 0 .. n - 2
+  put(counts, last, get(counts, last) + 1);
+  bucketBounds<u8>(t, n, counts, buckets, BYTE_ALPHABET, true);
+  // Each chunk's LMS counts become the ends it places below, from the last chunk down.
+  let m = 0;
+  for (let x = 0; x < BYTE_ALPHABET; x++) {
+    let end = get(buckets, x);
+    for (let c = chunks - 1; c >= 0; c--) {
+      const lms = tables + (<usize>(c * 2 * BYTE_ALPHABET + BYTE_ALPHABET) << 2);
+      const count = get(lms, x);
+      put(lms, x, end);
+      end -= count;
+      m += count;
+    }
+  }
+  memory.fill(sa, 0, <usize>n << 2);
+  shareChunks(mailbox, COMMAND_PLACE_LMS, t, 0, sa, n, 0, n - 1, chunks, 0);
+  return m;
+}
+
+/** Stage 1's scan over the positions from <= i < to of a byte text (right to left, from the type
+ * of `to`): counts the symbols T[i] and the LMS positions i + 1 per symbol into `tables`, or (place)
+ * puts each LMS position i + 1 below the end that tables[256 + T[i+1]] holds. */
+function lmsChunk(t: usize, sa: usize, from: i32, to: i32, toIsS: i32, tables: usize, place: bool): void {
+  const symbols = tables;
+  const lms = tables + (<usize>BYTE_ALPHABET << 2);
+  if (!place) memory.fill(tables, 0, <usize>(2 * BYTE_ALPHABET) << 2);
+  let c1 = chr<u8>(t, to);
+  let nextIsS = toIsS;
+  for (let i = to - 1; i >= from; i--) {
+    const c0 = chr<u8>(t, i);
+    const isS = <i32>(c0 < c1 + nextIsS);
+    const isLms = nextIsS & ~isS;
+    if (place) {
+      if (isLms) {
+        const pos = get(lms, c1) - 1;
+        put(lms, c1, pos);
+        put(sa, pos, i + 1);
+      }
+    } else {
+      put(symbols, c0, get(symbols, c0) + 1);
+      put(lms, c1, get(lms, c1) + isLms);
+    }
+    nextIsS = isS;
+    c1 = c0;
+  }
+}
+
+/** nameLmsSubstrings with the helper: lengths, then the changes of name marked by chunks, then the
+ * names written by chunks, each chunk starting from the count of names before it. */
+function nameLmsSubstringsShared<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize, mailbox: usize, chunks: i32): i32 {
+  const wide = sizeof<C>() == 1 ? 0 : 1;
+  const textChunks = chunksFor(n - 1);
+  if (textChunks != 0) {
+    memory.fill(sa + (<usize>m << 2), 0, <usize>(n - m) << 2);
+    chunkEndStates<C>(t, n, mailbox, textChunks);
+    shareChunks(mailbox, COMMAND_LENGTHS, t, wide, sa, n, m, n - 1, textChunks, 0);
+    put(sa, n - 1, 0); // the sink
+  } else {
+    lmsLengths<C>(t, sa, n, m);
+  }
+  shareChunks(mailbox, COMMAND_MARK_NAMES, t, wide, sa, n, m, m, chunks, cache);
+  let names = 0;
+  for (let c = 0; c < chunks; c++) {
+    const count = mailbox + MAIL_COUNTS + (<usize>c << 2);
+    const fresh = load<i32>(count);
+    store<i32>(count, names);
+    names += fresh;
+  }
+  shareChunks(mailbox, COMMAND_WRITE_NAMES, t, wide, sa, n, m, m, chunks, cache);
+  return names;
+}
+
+/**
+ * Marks with NEW_NAME every sorted LMS position SA[x], from <= x < to, whose LMS substring differs
+ * from that of SA[x - 1] (SA[0]'s always does), reading the lengths lmsLengths left in SA[m..n);
+ * returns how many it marked. The comparisons are those of nameLmsSubstrings, with its cache.
+ */
+function markNewNames<C>(t: usize, sa: usize, n: i32, m: i32, from: i32, to: i32, cache: usize): i32 {
+  const wordSymbols = 8 >> alignof<C>();
+  let marked = 0;
+  // prevLength 0 differs from every length (an LMS substring has at least 3 symbols).
+  let prev = 0;
+  let prevLength = 0;
+  let prevWord: u64 = 0;
+  if (from > 0) {
+    prev = get(sa, from - 1) & ~NEW_NAME; // the chunk before may be marking it meanwhile
+    prevLength = get(sa, m + (prev >> 1));
+    prevWord = load<u64>(t + (<usize>select<i32>(prev, 0, prev + wordSymbols <= n) << alignof<C>()));
+  }
+  if (cache == 0) {
+    for (let x = from; x < to; x++) {
+      const p = get(sa, x);
+      const length = get(sa, m + (p >> 1));
+      if (!(length == prevLength && sameSubstring<C>(t, n, p, prev, length))) {
+        put(sa, x, p | NEW_NAME);
+        marked++;
+        prev = p;
+        prevLength = length;
+      }
+    }
+    return marked;
+  }
+
+  const words = cache;
+  const lengths = cache + (<usize>NAME_BLOCK << 3);
+  for (let start = from; start < to; start += NAME_BLOCK) {
+    const end = min(start + NAME_BLOCK, to);
+    for (let x = start; x < end; x++) {
+      const p = get(sa, x);
+      put(lengths, x - start, get(sa, m + (p >> 1)));
+      store<u64>(words + (<usize>(x - start) << 3), load<u64>(t + (<usize>select<i32>(p, 0, p + wordSymbols <= n) << alignof<C>())));
+    }
+    for (let x = start; x < end; x++) {
+      const p = get(sa, x);
+      const length = get(lengths, x - start);
+      const word = load<u64>(words + (<usize>(x - start) << 3));
+      let same = false;
+      if (length == prevLength) {
+        if (length <= wordSymbols && p + wordSymbols <= n && prev + wordSymbols <= n) {
+          const bits = <u64>(length << (alignof<C>() + 3));
+          const mask = bits == 64 ? <u64>-1 : (<u64>1 << bits) - 1;
+          same = ((word ^ prevWord) & mask) == 0;
+        } else {
+          same = sameSubstring<C>(t, n, p, prev, length);
+        }
+      }
+      if (!same) {
+        put(sa, x, p | NEW_NAME);
+        marked++;
+        prev = p;
+        prevLength = length;
+        prevWord = word;
+      }
+    }
+  }
+  return marked;
+}
+
+/** Writes the names of SA[from..to) to SA[m + (p >> 1)] and clears their marks; `before` is the
+ * number of names before `from`. */
+function writeNames(sa: usize, m: i32, from: i32, to: i32, before: i32): void {
+  let names = before;
+  for (let x = from; x < to; x++) {
+    const marked = get(sa, x);
+    const p = marked & ~NEW_NAME;
+    names += <i32>(<u32>marked >> 31);
+    put(sa, x, p);
+    put(sa, m + (p >> 1), names);
+  }
+}
+
+/** SA[i] = positions[SA[i]] for from <= i < to: ranks of s1 to text positions. */
+function mapRanks(sa: usize, positions: usize, from: i32, to: i32): void {
+  for (let i = from; i < to; i++) put(sa, i, get(positions, get(sa, i)));
 }

@@ -1,11 +1,17 @@
 // SA-IS (asm/sais.ts through src/cpu/algorithms/sais.ts) and its TypeScript port
 // (src/cpu/algorithms/sais-large.ts) against the naive and prefix-doubling oracles.
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SharedHeap } from "../src/cpu/memory.js";
 import { createExecutor, SequentialExecutor } from "../src/cpu/executor.js";
 import { instantiate } from "../src/cpu/wasm.js";
 import { getSorter } from "../src/engine/registry.js";
-import { saisWorkspaceSlots, type SaisKernel } from "../src/cpu/algorithms/sais.js";
+import { createEngine, type Engine } from "../src/engine/engine.js";
+import {
+  HELPER_MIN_TEXT,
+  SAIS_HELPER_BYTES,
+  saisWorkspaceSlots,
+  type SaisKernel,
+} from "../src/cpu/algorithms/sais.js";
 import { suffixArrayLarge } from "../src/cpu/algorithms/sais-large.js";
 import { saisWasm } from "./support/sais-runner.js";
 import { verifySuffixArrayOf } from "../src/engine/verify.js";
@@ -193,4 +199,80 @@ describe("hard families at 1 MiB", () => {
       expectSuffixArray(suffixArrayLarge(t), want, `${name} port`);
     });
   }
+});
+
+// With two or more threads the kernel shares chunks of its naming and mapping steps with a helper
+// kernel on a second worker (asm/sais.ts saisHelper), on levels with at least 64 Ki LMS positions:
+// the texts here are 1-2 MB so that several levels are shared, with runs longer than a chunk.
+describe("sais with a helper thread (2 and 3 threads)", () => {
+  const engines = new Map<number, Engine>();
+  beforeAll(async () => {
+    for (const threads of [1, 2, 3]) engines.set(threads, await createEngine({ threads }));
+  });
+  afterAll(async () => {
+    for (const engine of engines.values()) await engine.close();
+  });
+  const build = async (threads: number, t: Uint8Array) => (await engines.get(threads)!.suffixArray(t, { algo: "sais" })).sa;
+
+  /** Random blocks over 2 letters between runs of 'a' and of 'z' longer than a chunk (2^15
+   * entries), so that chunks of the lengths' scan start and end inside runs of both types. */
+  function runsAcrossChunks(seed: number): Uint8Array {
+    const r = rng(seed);
+    const parts: Uint8Array[] = [];
+    for (let block = 0; block < 6; block++) {
+      parts.push(randomText(200_000 + Math.floor(r() * 50_000), 2, seed + block));
+      parts.push(new Uint8Array(70_000 + Math.floor(r() * 30_000)).fill(block % 2 === 0 ? 0x7a : 0x00));
+    }
+    const t = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+    let at = 0;
+    for (const part of parts) {
+      t.set(part, at);
+      at += part.length;
+    }
+    return t;
+  }
+
+  const inputs: Array<[string, () => Uint8Array]> = [
+    ["random, 2 letters, 2 MB", () => randomText(2_000_000, 2, 901)],
+    ["random, 4 letters, 1.5 MB", () => randomText(1_500_000, 4, 902)],
+    ["random, 26 letters, 1 MB", () => randomText(1_000_000, 26, 903)],
+    ["random, 256 letters, 1 MB", () => randomText(1_000_000, 256, 904)],
+    ["runs longer than a chunk", () => runsAcrossChunks(905)],
+    ...hardFamilies(1 << 20, 12).map(([name, t]): [string, () => Uint8Array] => [`${name}, 1 MiB`, () => t]),
+  ];
+
+  it.each(inputs)("%s: the same SA at 1, 2 and 3 threads, and a valid one", async (name, make) => {
+    const t = make();
+    expect(t.length).toBeGreaterThanOrEqual(HELPER_MIN_TEXT);
+    const want = saisWasm(t).sa.slice();
+    expect(verifySuffixArrayOf(t, want), name).toEqual({ ok: true });
+    for (const threads of [1, 2, 3]) expectSuffixArray(await build(threads, t), want, `${name}, ${threads} threads`);
+  });
+
+  it("is deterministic: the same SA on every run", async () => {
+    const t = randomText(1_200_000, 3, 906);
+    const first = await build(2, t);
+    for (let run = 0; run < 3; run++) expectSuffixArray(await build(2, t), first, `run ${run}`);
+  });
+
+  it("never waits for a helper that does not run, and the late helper then exits", () => {
+    const t = randomText(600_000, 4, 907);
+    const n = t.length;
+    const fs = saisWorkspaceSlots(n);
+    const heap = new SharedHeap(n * 6 + 4 * fs + (1 << 20));
+    const kernels = instantiate(heap.memory) as unknown as SaisKernel & { saisHelper(mailbox: number): void };
+    expect(kernels.saisHelperBytes()).toBe(SAIS_HELPER_BYTES);
+    const textPtr = heap.alloc(n);
+    heap.u8(textPtr, n).set(t);
+    const saPtr = heap.alloc(4 * (n + fs), 4);
+    const mailbox = heap.alloc(SAIS_HELPER_BYTES, 64);
+    heap.u8(mailbox, SAIS_HELPER_BYTES).fill(0);
+    // The main kernel alone on this thread: every shared step is done by it.
+    expect(kernels.sais(textPtr, saPtr, n, fs, mailbox)).toBe(0);
+    expectSuffixArray(heap.u32(saPtr, n), saisWasm(t).sa, "without the helper");
+    // The helper starting after the main kernel finished finds the exit and returns, also after the
+    // host's second exit (build() posts one after every run, for a kernel that threw).
+    kernels.saisHelperExit(mailbox);
+    kernels.saisHelper(mailbox);
+  });
 });

@@ -8,9 +8,16 @@
 // level whose buckets do not fit; rare) extends it at the top of the heap and runs again, which
 // it can do only while nothing else lies after its scratch.
 //
+// With two or more threads (and n >= HELPER_MIN_TEXT) the kernel runs on one worker and its
+// helper (asm/sais.ts saisHelper: it takes chunks of stage 1's LMS placement, of the naming and of
+// the mapping back, on every level long enough) on another; they share a mailbox of
+// SAIS_HELPER_BYTES placed after the workspace, 64-byte aligned. The kernel never waits for a
+// helper that has not started, so the result is the same whether the helper runs at once, late or
+// never; the host posts the helper's exit itself too, should the kernel fail.
+//
 // Memory: text n + SA 4n + workspace 4 fs bytes, fs = min(n / 2, 2^24) + 4096: at most 6n + 64 MiB
-// beyond the text (7n for small n where 2n < 64 MiB). Texts above saisMaxLength (~845 M) do not
-// fit in 4 GiB: use suffixArrayLarge (sais-large.ts).
+// beyond the text (7n for small n where 2n < 64 MiB), plus 13 KB of mailbox. Texts above
+// saisMaxLength (~845 M) do not fit in 4 GiB: use suffixArrayLarge (sais-large.ts).
 import { registerSorter, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import { failure } from "../../errors.js";
 import { MAX_HEAP_BYTES } from "../memory.js";
@@ -31,6 +38,13 @@ export const SAIS_WASM_MAX_LENGTH = Math.floor(
 );
 /** The scratch may start up to this many bytes after the SA (the heap's default alignment). */
 const SCRATCH_ALIGNMENT_GAP = 64;
+/** Bytes of the helper's mailbox (asm/sais.ts saisHelperBytes(); a test checks it). */
+export const SAIS_HELPER_BYTES = 768 + 12 * 1024;
+/** Texts shorter than this are sorted without the helper: it shares only levels with at least
+ * 64 Ki LMS positions (asm/sais.ts chunksFor), and two worker tasks cost ~0.1 ms. */
+export const HELPER_MIN_TEXT = 1 << 18;
+/** The mailbox's bytes the kernels expect zeroed at the start (step number, fields, claim, done). */
+const MAIL_ZEROED_BYTES = 192;
 
 /** Workspace slots (after the SA) the kernel gets on its first try for a text of n bytes. */
 export function saisWorkspaceSlots(n: number): number {
@@ -38,7 +52,10 @@ export function saisWorkspaceSlots(n: number): number {
 }
 
 export interface SaisKernel {
-  sais(textPtr: number, saPtr: number, n: number, fs: number): number;
+  /** mailbox: 0 for no helper, else the region shared with a saisHelper(mailbox) call. */
+  sais(textPtr: number, saPtr: number, n: number, fs: number, mailbox?: number): number;
+  saisHelperBytes(): number;
+  saisHelperExit(mailbox: number): void;
 }
 
 /**
@@ -55,7 +72,7 @@ export function runSais(
   reserve: (slots: number) => void,
 ): number {
   for (;;) {
-    const status = kernel.sais(textPtr, saPtr, n, fs);
+    const status = kernel.sais(textPtr, saPtr, n, fs, 0);
     if (status === 0) return fs;
     const larger = Math.max(fs * 2, MIN_WORKSPACE);
     if (saPtr + 4 * (n + larger) > MAX_HEAP_BYTES) {
@@ -72,7 +89,7 @@ export const saisSorter: SuffixSorter = {
   description: "SA-IS (Nong-Zhang-Chan induced sorting), sequential WebAssembly, O(n) time",
   maxLength: SAIS_WASM_MAX_LENGTH,
   scratchBytes(n: number): number {
-    return 4 * saisWorkspaceSlots(n);
+    return 4 * saisWorkspaceSlots(n) + SCRATCH_ALIGNMENT_GAP + SAIS_HELPER_BYTES;
   },
   async build(ctx: BuildContext): Promise<void> {
     const { heap, n, textPtr, saPtr } = ctx;
@@ -81,16 +98,35 @@ export const saisSorter: SuffixSorter = {
     // The heap is a bump allocator: the workspace is ours if the heap's top is the SA's end (we
     // reserve it) or the end of a scratch placed right after the SA (the engine reserved it).
     const used = heap.used;
-    const ownsTop = used >= workspaceStart && used <= workspaceStart + 4 * fs + SCRATCH_ALIGNMENT_GAP;
+    const ownsTop = used >= workspaceStart && used <= workspaceStart + saisSorter.scratchBytes(n) + SCRATCH_ALIGNMENT_GAP;
     if (!ownsTop) throw failure("sais: its scratch must be allocated right after the suffix array");
     const reserve = (slots: number) => {
       const end = workspaceStart + 4 * slots;
       if (heap.used < end) heap.alloc(end - heap.used, 1);
     };
-    reserve(fs);
-    // The first try runs on a worker when there is one, so the caller's thread stays responsive;
-    // the rare retry with a larger workspace (a deep level's buckets did not fit) runs here.
-    if ((await ctx.executor.runOne("sais", [textPtr, saPtr, n, fs])) !== 0) {
+    // The whole scratch: the workspace, then (64-byte aligned) the helper's mailbox.
+    reserve(saisSorter.scratchBytes(n) / 4);
+    const mailbox = Math.ceil((workspaceStart + 4 * fs) / 64) * 64;
+    const kernels = ctx.kernels as unknown as SaisKernel;
+    let status: number;
+    if (ctx.executor.threads >= 2 && n >= HELPER_MIN_TEXT) {
+      if (kernels.saisHelperBytes() !== SAIS_HELPER_BYTES) throw new Error("sais: SAIS_HELPER_BYTES is out of date");
+      heap.u8(mailbox, MAIL_ZEROED_BYTES).fill(0);
+      const helper = ctx.executor.runOne("saisHelper", [mailbox]);
+      try {
+        status = await ctx.executor.runOne("sais", [textPtr, saPtr, n, fs, mailbox]);
+      } finally {
+        // The kernel posts exit when it returns; this one covers a kernel that threw (the kernel
+        // is done either way, so the mailbox has one writer at a time).
+        kernels.saisHelperExit(mailbox);
+        await helper;
+      }
+    } else {
+      // On a worker when there is one, so the caller's thread stays responsive.
+      status = await ctx.executor.runOne("sais", [textPtr, saPtr, n, fs, 0]);
+    }
+    // The rare retry with a larger workspace (a deep level's buckets did not fit) runs here.
+    if (status !== 0) {
       const larger = Math.max(fs * 2, MIN_WORKSPACE);
       reserve(larger);
       runSais(ctx.kernels as unknown as SaisKernel, textPtr, saPtr, n, larger, reserve);

@@ -478,64 +478,13 @@ function chunkEndStates<C>(t: usize, n: i32, mailbox: usize, chunks: i32): void 
 
 // Names the sorted LMS substrings (in SA[0..m)) with ranks 1..names, equal substrings equal names,
 // written to SA[m + (p >> 1)] (LMS positions are >= 2 apart, so the slots are distinct and lie in
-// SA[m..n)). Returns the number of distinct names. With a cache (3 * NAME_BLOCK free slots), it
-// works block by block: first the independent loads of every entry's length slot and first text
-// word, then the comparisons, most of which the cached words settle.
+// SA[m..n)). Returns the number of distinct names. The same steps as nameLmsSubstringsShared, on
+// one thread: lengths, the marks where names change (markNewNames, with the cache when there is
+// one), then the names.
 function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize): i32 {
   lmsLengths<C>(t, sa, n, m);
-  let names = 0;
-  let prev = 0;
-  let prevLength = 0;
-  if (cache == 0) {
-    for (let x = 0; x < m; x++) {
-      const p = get(sa, x);
-      const slot = m + (p >> 1);
-      const length = get(sa, slot);
-      if (!(length == prevLength && sameSubstring<C>(t, n, p, prev, length))) {
-        names++;
-        prev = p;
-        prevLength = length;
-      }
-      put(sa, slot, names);
-    }
-    return names;
-  }
-
-  // Symbols per 8-byte word; a word is valid when it lies inside T.
-  const wordSymbols = 8 >> alignof<C>();
-  const words = cache;
-  const lengths = cache + (<usize>NAME_BLOCK << 3);
-  let prevWord: u64 = 0;
-  for (let start = 0; start < m; start += NAME_BLOCK) {
-    const end = min(start + NAME_BLOCK, m);
-    for (let x = start; x < end; x++) {
-      const p = get(sa, x);
-      put(lengths, x - start, get(sa, m + (p >> 1)));
-      store<u64>(words + (<usize>(x - start) << 3), load<u64>(t + (<usize>select<i32>(p, 0, p + wordSymbols <= n) << alignof<C>())));
-    }
-    for (let x = start; x < end; x++) {
-      const p = get(sa, x);
-      const length = get(lengths, x - start);
-      const word = load<u64>(words + (<usize>(x - start) << 3));
-      let same = false;
-      if (length == prevLength) {
-        if (length <= wordSymbols && p + wordSymbols <= n && prev + wordSymbols <= n) {
-          const bits = <u64>(length << (alignof<C>() + 3));
-          const mask = bits == 64 ? <u64>-1 : (<u64>1 << bits) - 1;
-          same = ((word ^ prevWord) & mask) == 0;
-        } else {
-          same = sameSubstring<C>(t, n, p, prev, length);
-        }
-      }
-      if (!same) {
-        names++;
-        prev = p;
-        prevLength = length;
-        prevWord = word;
-      }
-      put(sa, m + (p >> 1), names);
-    }
-  }
+  const names = markNewNames<C>(t, sa, n, m, 0, m, cache);
+  writeNames(sa, m, 0, m, 0);
   return names;
 }
 

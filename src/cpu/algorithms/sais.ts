@@ -86,7 +86,7 @@ export function runSais(
 export const saisSorter: SuffixSorter = {
   name: "sais",
   engine: "cpu",
-  description: "SA-IS (Nong-Zhang-Chan induced sorting), sequential WebAssembly, O(n) time",
+  description: "SA-IS (Nong-Zhang-Chan induced sorting), WebAssembly, O(n) time; with 2+ threads a helper thread takes chunks of its counting, naming and mapping steps",
   maxLength: SAIS_WASM_MAX_LENGTH,
   scratchBytes(n: number): number {
     return 4 * saisWorkspaceSlots(n) + SCRATCH_ALIGNMENT_GAP + SAIS_HELPER_BYTES;

@@ -514,7 +514,8 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 // helper has claimed and is running. It never waits for a helper that has not started (or never
 // starts): it then does every chunk itself, so the result does not depend on the helper's timing.
 //
-// Mailbox (bytes from `mailbox`; the host zeroes its first 192 before either kernel starts):
+// Mailbox (bytes from `mailbox`; saisHelperReset zeroes its first MAIL_COUNTS before either kernel
+// starts):
 //   SEQ     the step's number, odd while the main thread writes a step (a seqlock: the helper
 //           reads the step's fields, then SEQ again, and retries when it changed);
 //   fields  KIND, TEXT, WIDE, SA, N, M, and the step's ENTRIES cut into CHUNKS;
@@ -564,6 +565,12 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 /** Bytes of the mailbox that sais and saisHelper share (the host reserves them). */
 export function saisHelperBytes(): i32 {
   return <i32>MAIL_CACHE + 3 * NAME_BLOCK * 4;
+}
+
+/** Readies `mailbox` for a sais call and its helper (the host calls it before starting either):
+ * zeroes the step number, the step's fields, the claim and the done count. */
+export function saisHelperReset(mailbox: usize): void {
+  memory.fill(mailbox, 0, MAIL_COUNTS);
 }
 
 /** Posts exit to the helper of `mailbox`: sais does when it returns; the host does too, after a

@@ -266,7 +266,7 @@ describe("sais with a helper thread (2 and 3 threads)", () => {
     heap.u8(textPtr, n).set(t);
     const saPtr = heap.alloc(4 * (n + fs), 4);
     const mailbox = heap.alloc(SAIS_HELPER_BYTES, 64);
-    heap.u8(mailbox, SAIS_HELPER_BYTES).fill(0);
+    kernels.saisHelperReset(mailbox);
     // The main kernel alone on this thread: every shared step is done by it.
     expect(kernels.sais(textPtr, saPtr, n, fs, mailbox)).toBe(0);
     expectSuffixArray(heap.u32(saPtr, n), saisWasm(t).sa, "without the helper");

@@ -43,8 +43,6 @@ export const SAIS_HELPER_BYTES = 768 + 12 * 1024;
 /** Texts shorter than this are sorted without the helper: it shares only levels with at least
  * 64 Ki LMS positions (asm/sais.ts chunksFor), and two worker tasks cost ~0.1 ms. */
 export const HELPER_MIN_TEXT = 1 << 18;
-/** The mailbox's bytes the kernels expect zeroed at the start (step number, fields, claim, done). */
-const MAIL_ZEROED_BYTES = 192;
 
 /** Workspace slots (after the SA) the kernel gets on its first try for a text of n bytes. */
 export function saisWorkspaceSlots(n: number): number {
@@ -55,6 +53,7 @@ export interface SaisKernel {
   /** mailbox: 0 for no helper, else the region shared with a saisHelper(mailbox) call. */
   sais(textPtr: number, saPtr: number, n: number, fs: number, mailbox?: number): number;
   saisHelperBytes(): number;
+  saisHelperReset(mailbox: number): void;
   saisHelperExit(mailbox: number): void;
 }
 
@@ -111,7 +110,7 @@ export const saisSorter: SuffixSorter = {
     let status: number;
     if (ctx.executor.threads >= 2 && n >= HELPER_MIN_TEXT) {
       if (kernels.saisHelperBytes() !== SAIS_HELPER_BYTES) throw new Error("sais: SAIS_HELPER_BYTES is out of date");
-      heap.u8(mailbox, MAIL_ZEROED_BYTES).fill(0);
+      kernels.saisHelperReset(mailbox);
       const helper = ctx.executor.runOne("saisHelper", [mailbox]);
       try {
         status = await ctx.executor.runOne("sais", [textPtr, saPtr, n, fs, mailbox]);

@@ -8,8 +8,9 @@
 // re-mapped right after its copy is queued, so the next build finds it ready. The SA comes back in
 // 32 MiB chunks through 4 kept buffers, the heap copy of one chunk overlapping the GPU copies of
 // the next; a sorter whose last step is a merge (gpu-skew, gpu-spd) has it done in 4 MiB pieces
-// right before each piece's copy, so that the merge overlaps the host's copying too. A build that finds them busy (builds running at the same time on one device) uses fresh
-// ones. The kept buffers are host memory (the largest text, and 128 MiB) until the device is released.
+// right before each piece's copy, so that the merge overlaps the host's copying too. A build that
+// finds them busy (builds running at the same time on one device) uses fresh ones. The kept
+// buffers are host memory (the largest text, and 128 MiB) until the device is released.
 import type { BuildContext } from "../../engine/registry.js";
 import { failure } from "../../errors.js";
 import { sizeClass, STORAGE_USAGE } from "../buffers.js";

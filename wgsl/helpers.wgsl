@@ -66,6 +66,13 @@ fn head_flags64(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id
   }
 }
 
+// The last invocation of a compaction writes the number kept to count[0].
+fn count_kept(i: u32, keep: bool) {
+  if (i == params.n - 1u) {
+    count[0] = index[i] + select(0u, 1u, keep);
+  }
+}
+
 // Stream compaction, second step: source = values, index = exclusive count of nonzero flags (the
 // flags themselves are source_high). Kept values go to destination[position]; the last invocation
 // writes the number kept to count[0].
@@ -77,9 +84,7 @@ fn compact_scatter(@builtin(local_invocation_index) lid: u32, @builtin(workgroup
     if (keep) {
       destination[index[i]] = source[i];
     }
-    if (i == params.n - 1u) {
-      count[0] = index[i] + select(0u, 1u, keep);
-    }
+    count_kept(i, keep);
   }
 }
 
@@ -94,8 +99,6 @@ fn compact_scatter_pair(@builtin(local_invocation_index) lid: u32, @builtin(work
       destination[at] = source[i];
       destination2[at] = source2[i];
     }
-    if (i == params.n - 1u) {
-      count[0] = index[i] + select(0u, 1u, keep);
-    }
+    count_kept(i, keep);
   }
 }

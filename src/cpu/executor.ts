@@ -99,6 +99,7 @@ export class PiscinaExecutor implements Executor {
       maxThreads: this.threads,
       idleTimeout: Infinity,
       workerData: { memory: this.heap.memory, module: this.module },
+      execArgv: workerExecArgv(),
     });
     return this.pool;
   }
@@ -106,6 +107,20 @@ export class PiscinaExecutor implements Executor {
     await this.pool?.destroy();
     this.pool = undefined;
   }
+}
+
+const NO_REQUIRE_ESM = "--no-experimental-require-module";
+
+/**
+ * piscina loads a worker file with require() before trying import(). On Node 20.19+ require() of an
+ * ES module that is cut short (close() ending a worker still loading) aborts the whole process
+ * ("IsGraphAsync must be used on an instantiated module"): seen in CI, and 1 in ~150 quick
+ * open-run-close cycles here. With require(esm) off in the workers, piscina takes import(), which
+ * a terminated worker leaves cleanly.
+ */
+export function workerExecArgv(): string[] | undefined {
+  if (!process.allowedNodeEnvironmentFlags.has(NO_REQUIRE_ESM)) return undefined;
+  return [...process.execArgv.filter((a) => a !== "--experimental-require-module"), NO_REQUIRE_ESM];
 }
 
 /** A sequential executor for one thread, a piscina pool otherwise. */

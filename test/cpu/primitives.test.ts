@@ -1,9 +1,10 @@
 // Each parallel primitive alone, against a plain JS reference, on the sequential executor and on a
 // piscina pool (inputs large enough to be split into several blocks).
 import { afterAll, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { SharedHeap } from "../../src/cpu/memory.js";
-import { createExecutor, type Executor } from "../../src/cpu/executor.js";
+import { createExecutor, workerExecArgv, type Executor } from "../../src/cpu/executor.js";
 import { MIN_PARALLEL, copy, gather, mergeU32, pack, radixSort, scan, scatter } from "../../src/cpu/primitives.js";
 import { packagePath } from "../../src/paths.js";
 import { rng } from "../support/inputs.js";
@@ -182,5 +183,34 @@ describe("serial kernels", () => {
     }
     expect(sections).toContain(10); // code
     expect(sections).not.toContain(11); // data
+  });
+});
+
+describe("the worker pool", () => {
+  it("starts its workers with require(esm) off, keeping the process's other options", () => {
+    expect(process.allowedNodeEnvironmentFlags.has("--no-experimental-require-module")).toBe(true); // Node 20.19+
+    const argv = workerExecArgv()!;
+    expect(argv.at(-1)).toBe("--no-experimental-require-module");
+    expect(argv.slice(0, -1)).toEqual(process.execArgv.filter((a) => a !== "--experimental-require-module"));
+  });
+
+  // Closing a pool whose workers are still loading once aborted Node 20 (require(esm) cut short,
+  // "IsGraphAsync must be used on an instantiated module"): about half the runs of 30 cycles did.
+  it("survives being closed while its workers are still loading", () => {
+    const script = `
+      import { SharedHeap } from ${JSON.stringify(packagePath("dist", "src", "cpu", "memory.js"))};
+      import { createExecutor } from ${JSON.stringify(packagePath("dist", "src", "cpu", "executor.js"))};
+      const heap = new SharedHeap(1 << 16);
+      const p = heap.alloc(64);
+      let sum = 0;
+      for (let i = 0; i < 30; i++) {
+        const pool = createExecutor(heap, 8);
+        sum += (await pool.map("probe", [[p, 16], [p, 16]])).length;
+        await pool.close();
+      }
+      console.log(sum);`;
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { timeout: 120_000, encoding: "utf8" });
+    expect(child.status, child.stderr.split("\n").slice(0, 3).join("\n")).toBe(0);
+    expect(child.stdout.trim()).toBe("60");
   });
 });

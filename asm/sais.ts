@@ -18,7 +18,10 @@
 //             start, SA[n ..), when they fit (3 * NAME_BLOCK, 2 * INDUCE_BLOCK slots; otherwise
 //             plain loops are used). With the helper, stage 1's placement first counts in
 //             tables of 2 * 256 slots per chunk at SA[n ..) (placeLmsShared).
-//   naming    sorted LMS positions in SA[0..m), their names at SA[m + (p >> 1)].
+//   naming    sorted LMS positions in SA[0..m), their names at SA[m + (p >> 1)]. When n <= 2^30
+//             and 2k slots are free, stage 1's induction names the LMS substrings as it sorts them
+//             (induceStage1Named; its bucket heads and classes in SA[n .. n + 2k)); otherwise
+//             naming is a pass of its own (lengths, then text comparisons: the naming cache).
 //   stage 2   reduced string s1 (m names) in SA[n + fs - m .. n + fs); SA1 in SA[0..m); the
 //             recursion's workspace is the free region between them, SA[m .. n + fs - m), so its
 //             buckets sit right below s1.
@@ -174,25 +177,41 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
       c1 = c0;
     }
   }
-  induceStage1<C>(t, sa, n, counts, buckets, k);
-
-  // Gather the LMS positions, now sorted by LMS substring, into SA[0..m).
-  {
+  const freeSlots = fs - (counts == buckets ? k : 2 * k);
+  const workspace = sa + (<usize>n << 2);
+  const chunks = mailbox != 0 ? chunksFor(m) : 0;
+  let names = 0;
+  if (n <= MAX_NAMED_LENGTH && freeSlots >= 2 * k) {
+    // Names come out of the induction itself; the gather keeps their marks.
+    induceStage1Named<C>(t, sa, n, counts, buckets, k, workspace);
+    let w = 0;
+    for (let i = 0; i < n; i++) {
+      const v = get(sa, i);
+      const mark = groupBreak(v);
+      put(sa, w, ~(v ^ (mark << 30)) | (mark << 31));
+      w += <i32>(v < 0);
+      names += mark;
+    }
+    zero(sa, m, n - m);
+    if (chunks != 0) {
+      writeNamesShared(sa, n, m, mailbox, chunks);
+    } else {
+      writeNames(sa, m, 0, m, 0);
+    }
+  } else {
+    induceStage1<C>(t, sa, n, counts, buckets, k);
+    // Gather the LMS positions, now sorted by LMS substring, into SA[0..m).
     let w = 0;
     for (let i = 0; i < n; i++) {
       const p = get(sa, i);
       put(sa, w, ~p);
       w += <i32>(p < 0);
     }
+    const nameCache = freeSlots >= 3 * NAME_BLOCK ? workspace : 0;
+    names = chunks != 0
+      ? nameLmsSubstringsShared<C>(t, sa, n, m, nameCache, mailbox, chunks)
+      : nameLmsSubstrings<C>(t, sa, n, m, nameCache);
   }
-
-  const freeSlots = fs - (counts == buckets ? k : 2 * k);
-  const workspace = sa + (<usize>n << 2);
-  const nameCache = freeSlots >= 3 * NAME_BLOCK ? workspace : 0;
-  const chunks = mailbox != 0 ? chunksFor(m) : 0;
-  const names = chunks != 0
-    ? nameLmsSubstringsShared<C>(t, sa, n, m, nameCache, mailbox, chunks)
-    : nameLmsSubstrings<C>(t, sa, n, m, nameCache);
 
   // Stage 2: sort the LMS suffixes through the reduced string s1 (names in text order).
   const reduced = sa + (<usize>(n + fs - m) << 2);
@@ -320,6 +339,127 @@ function induceStage1<C>(t: usize, sa: usize, n: i32, counts: usize, buckets: us
       put(sa, pos, select<i32>(~j, j, (j > 0) & (chr<C>(t, j - 1) > c)));
     }
   }
+}
+
+// Stage 1 induction that names the LMS substrings as it sorts them (the idea of libsais' partial
+// sorting scans): equal LMS prefixes are contiguous in each scan, so a scan counts the classes it
+// has read (d) and an entry induced into bucket c starts a new class exactly when its inducer's
+// class differs from that of the entry induced into c before it. Each entry carries "my class
+// differs from the entry read before me" in bit 30, stored as bit 30 != bit 31 (groupBreak), which
+// leaves the sign and the position (< 2^30) as induceStage1 has them. Two handovers keep it exact:
+// the L scan gives each entry it leaves for the S scan the mark against the next such entry to its
+// right (the S scan reads right to left), and the S scan leaves on each LMS entry the mark against
+// the LMS entry to its left: the NEW_NAME of the gathered list. heads: 2k slots, interleaving each
+// bucket's head with the class last induced into it (one cache line for both at large k).
+function induceStage1Named<C>(t: usize, sa: usize, n: i32, counts: usize, buckets: usize, k: i32, heads: usize): void {
+  markLmsClasses(sa, counts, buckets, k);
+  namedHeads(heads, counts, k, false);
+  // The sentinel is class 0 on its own; every class read from SA is 1 or more.
+  let d = 0;
+  induceNamedL<C>(t, sa, heads, n - 1, d);
+  let left = -1; // the last entry left for the S scan, and its class
+  let leftClass = 0;
+  for (let i = 0; i < n; i++) {
+    const v = get(sa, i);
+    if (v == 0) continue;
+    const mark = groupBreak(v);
+    const p = v ^ (mark << 30);
+    d += mark;
+    if (p > 0) {
+      put(sa, i, 0);
+      induceNamedL<C>(t, sa, heads, p - 1, d);
+    } else if (p < 0) {
+      put(sa, i, ~p);
+      if (left >= 0) put(sa, left, get(sa, left) | (<i32>(leftClass != d) << 30));
+      left = i;
+      leftClass = d;
+    } else {
+      put(sa, i, 0); // suffix 0, kept only for its mark
+    }
+  }
+  if (left >= 0) put(sa, left, get(sa, left) | GROUP_BREAK);
+
+  namedHeads(heads, counts, k, true);
+  d = 0;
+  let lms = -1; // the last LMS entry read, and its class
+  let lmsClass = 0;
+  for (let i = n - 1; i >= 0; i--) {
+    const v = get(sa, i);
+    if (v == 0) continue;
+    const mark = groupBreak(v);
+    const p = v ^ (mark << 30);
+    d += mark;
+    if (p > 0) {
+      put(sa, i, 0);
+      induceNamedS<C>(t, sa, heads, p - 1, d);
+    } else if (p < 0) {
+      put(sa, i, p);
+      if (lms >= 0) put(sa, lms, get(sa, lms) ^ (<i32>(lmsClass != d) << 30));
+      lms = i;
+      lmsClass = d;
+    } else {
+      put(sa, i, 0);
+    }
+  }
+  if (lms >= 0) put(sa, lms, get(sa, lms) ^ GROUP_BREAK); // the first LMS substring is new
+}
+
+/** induceL with classes: j (L type) joins the head of its bucket, marked when the class `d` of
+ * its inducer differs from that of the entry induced into the bucket before it. */
+@inline function induceNamedL<C>(t: usize, sa: usize, heads: usize, j: i32, d: i32): void {
+  const c = chr<C>(t, j);
+  const head = heads + (<usize>c << 3);
+  const pos = load<i32>(head);
+  store<i32>(head, pos + 1);
+  const previous = load<i32>(head, 4);
+  store<i32>(head, d, 4);
+  put(sa, pos, select<i32>(~j, j, (j > 0) & (chr<C>(t, j - 1) < c)) ^ (<i32>(previous != d) << 30));
+}
+
+/** The S scan's step: j (S type) joins the end of its bucket, negative when it is LMS (T[j-1] >
+ * T[j]: it induces nothing more), marked as induceNamedL does. */
+@inline function induceNamedS<C>(t: usize, sa: usize, heads: usize, j: i32, d: i32): void {
+  const c = chr<C>(t, j);
+  const head = heads + (<usize>c << 3);
+  const pos = load<i32>(head) - 1;
+  store<i32>(head, pos);
+  const previous = load<i32>(head, 4);
+  store<i32>(head, d, 4);
+  put(sa, pos, select<i32>(~j, j, (j > 0) & (chr<C>(t, j - 1) > c)) ^ (<i32>(previous != d) << 30));
+}
+
+/** Marks the lowest LMS entry of each bucket (buckets[c], as placed): a bucket's LMS entries are
+ * one class, the next bucket's another. */
+function markLmsClasses(sa: usize, counts: usize, buckets: usize, k: i32): void {
+  let end = 0;
+  for (let c = 0; c < k; c++) {
+    end += get(counts, c);
+    const first = get(buckets, c);
+    if (first < end) put(sa, first, get(sa, first) | GROUP_BREAK);
+  }
+}
+
+/** Bucket starts (or ends) in heads[2c], no class yet (-1) in heads[2c + 1]. */
+function namedHeads(heads: usize, counts: usize, k: i32, end: bool): void {
+  let sum = 0;
+  for (let c = 0; c < k; c++) {
+    const count = get(counts, c);
+    if (end) sum += count;
+    put(heads, 2 * c, sum);
+    put(heads, 2 * c + 1, -1);
+    if (!end) sum += count;
+  }
+}
+
+/** Bit 30 of a stage-1 entry whose value (sign and position < 2^30) leaves it equal to bit 31. */
+@inline const GROUP_BREAK: i32 = 1 << 30;
+
+/** Texts up to this length keep bit 30 of every position free for induceStage1Named's marks. */
+@inline const MAX_NAMED_LENGTH: i32 = 1 << 30;
+
+/** 1 when the entry's class differs from that of the entry read before it, else 0. */
+@inline function groupBreak(v: i32): i32 {
+  return <i32>(<u32>(v ^ (v << 1)) >> 31);
 }
 
 // Stage 3 induction over sorted LMS suffixes. L scan: positive p induces p - 1 (L type) and is
@@ -862,6 +1002,18 @@ function writeNames(sa: usize, m: i32, from: i32, to: i32, before: i32): void {
     put(sa, x, p);
     put(sa, m + (p >> 1), names);
   }
+}
+
+/** writeNames with the helper, over SA[0..m) marked with NEW_NAME: each chunk starts from the
+ * count of marks before it. */
+function writeNamesShared(sa: usize, n: i32, m: i32, mailbox: usize, chunks: i32): void {
+  let names = 0;
+  for (let c = 0; c < chunks; c++) {
+    store<i32>(mailbox + MAIL_COUNTS + (<usize>c << 2), names);
+    const to = chunkStart(m, chunks, c + 1);
+    for (let x = chunkStart(m, chunks, c); x < to; x++) names += <i32>(<u32>get(sa, x) >> 31);
+  }
+  shareChunks(mailbox, COMMAND_WRITE_NAMES, 0, 0, sa, n, m, m, chunks, 0);
 }
 
 /** SA[i] = positions[SA[i]] for from <= i < to: ranks of s1 to text positions. */

@@ -12,6 +12,8 @@ import {
   AUTO_GPU_MIN_BYTES_OVER_SAIS,
   AUTO_RANGE_MIN_BYTES,
   AUTO_RANGE_MIN_THREADS,
+  AUTO_RANGE_MIN_THREADS_SMALL_ALPHABET,
+  cpuAlgorithm,
   parseEngine,
   planEngine,
   routeByText,
@@ -90,6 +92,20 @@ describe("planEngine", () => {
     expect(plan({ engine: "cpu", threads: many, n: 1 << 30, gpu: "hardware" })).toBe("sais");
   });
 
+  it("on 2 to 7 threads range takes texts of a small alphabet that do not look periodic, SA-IS the rest", () => {
+    const dna = { periodic: false, smallAlphabet: true };
+    const text = { periodic: false, smallAlphabet: false };
+    expect(AUTO_RANGE_MIN_THREADS_SMALL_ALPHABET).toBe(2);
+    expect(plan({ engine: "cpu", threads: 2, n: 16 * MiB, traits: dna })).toBe("range");
+    expect(plan({ engine: "cpu", threads: 2, n: 16 * MiB, traits: text })).toBe("sais");
+    expect(plan({ engine: "cpu", threads: 1, n: 16 * MiB, traits: dna })).toBe("sais");
+    expect(plan({ engine: "cpu", threads: 2, n: AUTO_RANGE_MIN_BYTES - 1, traits: dna })).toBe("sais");
+    expect(plan({ engine: "cpu", threads: 2, n: rangeMaxLength + 1, traits: dna })).toBe("sais");
+    expect(plan({ n: AUTO_GPU_MIN_BYTES_OVER_SAIS - 1, threads: 2, gpu: "hardware", traits: dna })).toBe("range");
+    expect(plan({ n: 64 * MiB, threads: 2, gpu: "none", traits: dna })).toBe("range");
+    expect(cpuAlgorithm(16 * MiB, 2, traitsOf(randomText(16 * MiB, 4, 9)))).toBe("range");
+  });
+
   it("--engine gpu: gpu-spd (routable to gpu-skew); --engine hybrid: gpu-ls-hybrid", () => {
     const gpu = planEngine({ engine: "gpu", n: 1000, threads: 2, gpu: "hardware" });
     expect(gpu.sorter.name).toBe("gpu-spd");
@@ -118,7 +134,7 @@ describe("planEngine", () => {
     expect(plan({ n: rangeMaxLength, threads: many, gpu: "hardware", traits: dna })).toBe("range");
     expect(plan({ n: rangeMaxLength + 1, threads: many, gpu: "hardware", traits: dna })).toBe("gpu-spd");
     expect(plan({ n: AUTO_GPU_MIN_BYTES_OVER_RANGE, threads: many, gpu: "hardware", traits: text })).toBe("gpu-spd");
-    // over SA-IS (few threads) the alphabet does not matter
+    // on few threads the GPU's threshold stays the one over SA-IS, whatever the alphabet
     expect(plan({ n: AUTO_GPU_MIN_BYTES_OVER_SAIS, threads: 2, gpu: "hardware", traits: dna })).toBe("gpu-spd");
     expect(wantsGpu("auto", undefined, AUTO_GPU_MIN_BYTES_OVER_RANGE, many, dna)).toBe(false);
     expect(wantsGpu("auto", undefined, AUTO_GPU_MIN_BYTES_OVER_RANGE, many, text)).toBe(true);

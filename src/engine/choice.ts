@@ -13,9 +13,9 @@
 //                              like texts of at most SMALL_ALPHABET symbols stay on range up to
 //                              its limit
 //
-// The CPU algorithm: range (parallel doubling) with at least AUTO_RANGE_MIN_THREADS threads on
-// inputs from AUTO_RANGE_MIN_BYTES up to range's limit; SA-IS otherwise (one thread, linear, no
-// input-size limit below 2^31).
+// The CPU algorithm: range (parallel doubling) with at least AUTO_RANGE_MIN_THREADS threads, or
+// with 2 or more on texts of a small alphabet that do not look periodic, on inputs from
+// AUTO_RANGE_MIN_BYTES up to range's limit; SA-IS otherwise (linear, no input-size limit below 2^31).
 //
 // The thresholds come from figures measured on the H200 host (16 cores): SA-IS 10-14 MB/s, range
 // on 16 threads 50-150 MB/s on text and ~420 MB/s on random DNA, gpu-spd 400-810 MB/s, and
@@ -51,6 +51,13 @@ export const AUTO_GPU_MIN_BYTES_OVER_RANGE = 64 << 20;
 export const SMALL_ALPHABET = 4;
 /** The CPU runs range instead of SA-IS with at least this many threads ... */
 export const AUTO_RANGE_MIN_THREADS = 8;
+/**
+ * ... or this many on texts of a small alphabet that do not look periodic (TextTraits.smallAlphabet):
+ * on the 2-core machine range at 2 threads built 64 MiB of random DNA in 1.31 s, SA-IS in 8.80 s
+ * (BENCHMARKS.md section 2, fifth session). On other texts range at 2 threads ranged from 0.45x
+ * (nci) to 2.3x (ecoli) of SA-IS's speed, so they stay on SA-IS there.
+ */
+export const AUTO_RANGE_MIN_THREADS_SMALL_ALPHABET = 2;
 /** ... on inputs of at least this many bytes (below, SA-IS is done before a worker pool starts). */
 export const AUTO_RANGE_MIN_BYTES = 1 << 20;
 
@@ -124,16 +131,19 @@ export function wantsGpu(engine: EngineChoice, algo: string | undefined, n: numb
 
 /** auto's GPU threshold for a machine with `threads` threads, facing input size n. */
 export function gpuThreshold(n: number, threads: number, traits?: TextTraits): number {
-  if (cpuAlgorithm(n, threads) !== "range") return AUTO_GPU_MIN_BYTES_OVER_SAIS;
+  // range on few threads (~50 MB/s on DNA at 2) loses to the GPU's one-shot time from ~15 MB.
+  if (cpuAlgorithm(n, threads, traits) !== "range" || threads < AUTO_RANGE_MIN_THREADS) return AUTO_GPU_MIN_BYTES_OVER_SAIS;
   if (traits?.smallAlphabet) return getSorter("range")!.maxLength + 1;
   return AUTO_GPU_MIN_BYTES_OVER_RANGE;
 }
 
-/** The CPU algorithm for n bytes on `threads` threads. */
-export function cpuAlgorithm(n: number, threads: number): string {
+/** The CPU algorithm for n bytes on `threads` threads (traits: the text's, when known). */
+export function cpuAlgorithm(n: number, threads: number, traits?: TextTraits): string {
   const range = getSorter("range");
   const fits = range !== undefined && n <= range.maxLength;
-  return threads >= AUTO_RANGE_MIN_THREADS && n >= AUTO_RANGE_MIN_BYTES && fits ? "range" : "sais";
+  const enoughThreads =
+    threads >= AUTO_RANGE_MIN_THREADS || (threads >= AUTO_RANGE_MIN_THREADS_SMALL_ALPHABET && traits?.smallAlphabet === true);
+  return enoughThreads && n >= AUTO_RANGE_MIN_BYTES && fits ? "range" : "sais";
 }
 
 /** The policy (pure: the caller found the GPU). Contradictions are usage errors. */
@@ -149,14 +159,14 @@ export function planEngine(req: EngineRequest): EnginePlan {
     const hybridNote = engine === "hybrid" ? ` (or ${Object.keys(HYBRID_OF).join(", ")})` : "";
     throw usageError(`--engine ${engine} contradicts --algo ${algo}, which runs on the ${named.engine} engine (${engine} algorithms: ${fitting.join(", ")}${hybridNote})`);
   }
-  const cpu = cpuAlgorithm(n, threads);
+  const cpu = cpuAlgorithm(n, threads, req.traits);
   const onCpu = `${cpu} for ${n} bytes on ${threads} thread${threads === 1 ? "" : "s"}`;
   if (engine === "cpu") return { sorter: sorterOf(cpu), reason: `--engine cpu: ${onCpu}`, routable: false };
   if (engine === "gpu") return { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: "--engine gpu", routable: true };
   if (engine === "hybrid") return { sorter: sorterOf(HYBRID_DEFAULT_ALGO), reason: "--engine hybrid", routable: false };
   const threshold = gpuThreshold(n, threads, req.traits);
   if (n < threshold) {
-    const kind = req.traits?.smallAlphabet && cpu === "range" ? ` for a text of at most ${SMALL_ALPHABET} symbols` : "";
+    const kind = req.traits?.smallAlphabet && cpu === "range" && threads >= AUTO_RANGE_MIN_THREADS ? ` for a text of at most ${SMALL_ALPHABET} symbols` : "";
     return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, below the GPU threshold of ${threshold} bytes${kind}`, routable: false };
   }
   if (req.gpu !== "hardware") return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, no hardware GPU`, routable: false };

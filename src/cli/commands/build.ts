@@ -23,10 +23,11 @@ appears only when complete.
 
 Options:
   -o, --out OUT      output file (default: IN.sa)
-  --engine E         auto (default), cpu, gpu or hybrid. auto: SA-IS (range on 8+ threads
-                     and 1 MiB+) below its GPU threshold (8 MiB over SA-IS, 64 MiB over range;
-                     texts of at most 4 symbols that do not look periodic stay on range up to
-                     its limit) or without a hardware GPU, else as gpu; gpu: gpu-spd, or gpu-skew for texts
+  --engine E         auto (default), cpu, gpu or hybrid. auto: SA-IS (range from 1 MiB on 8+
+                     threads, or on 2+ for texts of at most 4 symbols that do not look periodic)
+                     below its GPU threshold (8 MiB over SA-IS or range on fewer than 8 threads,
+                     64 MiB over range; on 8+ threads those texts of 4 symbols stay on range up
+                     to its limit) or without a hardware GPU, else as gpu; gpu: gpu-spd, or gpu-skew for texts
                      that look periodic; hybrid: gpu-ls with each round's small groups sorted
                      by the CPU workers while the GPU sorts the rest (prints the overlap)
   --algo NAME        algorithm ('sufsort algorithms' lists them); with --engine, they must agree

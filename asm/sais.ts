@@ -356,7 +356,7 @@ function induceStage1Named<C>(t: usize, sa: usize, n: i32, counts: usize, bucket
   namedHeads(heads, counts, k, false);
   // The sentinel is class 0 on its own; every class read from SA is 1 or more.
   let d = 0;
-  induceNamedL<C>(t, sa, heads, n - 1, d);
+  induceNamed<C>(t, sa, heads, n - 1, d, false);
   let left = -1; // the last entry left for the S scan, and its class
   let leftClass = 0;
   for (let i = 0; i < n; i++) {
@@ -367,7 +367,7 @@ function induceStage1Named<C>(t: usize, sa: usize, n: i32, counts: usize, bucket
     d += mark;
     if (p > 0) {
       put(sa, i, 0);
-      induceNamedL<C>(t, sa, heads, p - 1, d);
+      induceNamed<C>(t, sa, heads, p - 1, d, false);
     } else if (p < 0) {
       put(sa, i, ~p);
       if (left >= 0) put(sa, left, get(sa, left) | (<i32>(leftClass != d) << 30));
@@ -391,7 +391,7 @@ function induceStage1Named<C>(t: usize, sa: usize, n: i32, counts: usize, bucket
     d += mark;
     if (p > 0) {
       put(sa, i, 0);
-      induceNamedS<C>(t, sa, heads, p - 1, d);
+      induceNamed<C>(t, sa, heads, p - 1, d, true);
     } else if (p < 0) {
       put(sa, i, p);
       if (lms >= 0) put(sa, lms, get(sa, lms) ^ (<i32>(lmsClass != d) << 30));
@@ -404,28 +404,20 @@ function induceStage1Named<C>(t: usize, sa: usize, n: i32, counts: usize, bucket
   if (lms >= 0) put(sa, lms, get(sa, lms) ^ GROUP_BREAK); // the first LMS substring is new
 }
 
-/** induceL with classes: j (L type) joins the head of its bucket, marked when the class `d` of
- * its inducer differs from that of the entry induced into the bucket before it. */
-@inline function induceNamedL<C>(t: usize, sa: usize, heads: usize, j: i32, d: i32): void {
+/** induceL with classes: j joins its bucket, at the head in the L scan (j is L type; negative
+ * when j - 1 is S type, left for the S scan) or at the end in the S scan (j is S type; negative
+ * when j is LMS: it induces nothing more), marked when the class `d` of its inducer differs from
+ * that of the entry induced into the bucket before it. */
+@inline function induceNamed<C>(t: usize, sa: usize, heads: usize, j: i32, d: i32, sScan: bool): void {
   const c = chr<C>(t, j);
   const head = heads + (<usize>c << 3);
-  const pos = load<i32>(head);
-  store<i32>(head, pos + 1);
+  const pos = load<i32>(head) - <i32>sScan;
+  store<i32>(head, pos + <i32>!sScan);
   const previous = load<i32>(head, 4);
   store<i32>(head, d, 4);
-  put(sa, pos, select<i32>(~j, j, (j > 0) & (chr<C>(t, j - 1) < c)) ^ (<i32>(previous != d) << 30));
-}
-
-/** The S scan's step: j (S type) joins the end of its bucket, negative when it is LMS (T[j-1] >
- * T[j]: it induces nothing more), marked as induceNamedL does. */
-@inline function induceNamedS<C>(t: usize, sa: usize, heads: usize, j: i32, d: i32): void {
-  const c = chr<C>(t, j);
-  const head = heads + (<usize>c << 3);
-  const pos = load<i32>(head) - 1;
-  store<i32>(head, pos);
-  const previous = load<i32>(head, 4);
-  store<i32>(head, d, 4);
-  put(sa, pos, select<i32>(~j, j, (j > 0) & (chr<C>(t, j - 1) > c)) ^ (<i32>(previous != d) << 30));
+  const before = chr<C>(t, j - 1);
+  const otherType = sScan ? before > c : before < c;
+  put(sa, pos, select<i32>(~j, j, (j > 0) & otherType) ^ (<i32>(previous != d) << 30));
 }
 
 /** Marks the lowest LMS entry of each bucket (buckets[c], as placed): a bucket's LMS entries are

@@ -25,7 +25,8 @@ export class BufferPool {
   private readonly free = new Map<string, GPUBuffer[]>();
   /** Released since the last submit: reusable once that submit is queued. */
   private pending: GPUBuffer[] = [];
-  private readonly owned = new Set<GPUBuffer>();
+  /** Every buffer the pool created, with its lane. */
+  private readonly owned = new Map<GPUBuffer, string>();
   /** Bytes of all buffers the pool has created and not destroyed (tests assert on it). */
   allocatedBytes = 0;
   /** Bytes currently handed out (acquired and not released). */
@@ -33,13 +34,18 @@ export class BufferPool {
 
   constructor(private readonly device: GPUDevice) {}
 
-  acquire(bytes: number, usage: number = STORAGE_USAGE, label = "pooled"): GPUBuffer {
+  /**
+   * A buffer of at least `bytes`. Buffers acquired with a `lane` are recycled only within it: a
+   * primitive that takes many small buffers per batch (scan tile states) then gets the same ones
+   * in the same order each time, whatever else takes buffers of that size in between.
+   */
+  acquire(bytes: number, usage: number = STORAGE_USAGE, label = "pooled", lane = ""): GPUBuffer {
     const size = sizeClass(bytes);
-    const list = this.free.get(key(size, usage));
+    const list = this.free.get(key(size, usage, lane));
     let buffer = list?.pop();
     if (!buffer) {
       buffer = this.device.createBuffer({ size, usage, label });
-      this.owned.add(buffer);
+      this.owned.set(buffer, lane);
       this.allocatedBytes += size;
     }
     this.inUseBytes += size;
@@ -53,10 +59,14 @@ export class BufferPool {
     this.pending.push(buffer);
   }
 
-  /** Called by the submitter once the command buffers that used pending buffers are queued. */
+  /**
+   * Called by the submitter once the command buffers that used pending buffers are queued. They go
+   * back in reverse, so that a batch that repeats an earlier one's acquisitions gets the same
+   * buffers in the same order, and finds the bind groups kept for them (kernels.ts).
+   */
   afterSubmit(): void {
-    for (const buffer of this.pending) {
-      const k = key(buffer.size, buffer.usage);
+    for (const buffer of this.pending.reverse()) {
+      const k = key(buffer.size, buffer.usage, this.owned.get(buffer) ?? "");
       let list = this.free.get(k);
       if (!list) this.free.set(k, (list = []));
       list.push(buffer);
@@ -73,7 +83,7 @@ export class BufferPool {
   }
 
   destroyAll(): void {
-    for (const buffer of [...this.owned]) this.destroyOne(buffer);
+    for (const buffer of [...this.owned.keys()]) this.destroyOne(buffer);
     this.free.clear();
     this.pending = [];
     this.inUseBytes = 0;
@@ -86,6 +96,6 @@ export class BufferPool {
   }
 }
 
-function key(size: number, usage: number): string {
-  return `${size}:${usage}`;
+function key(size: number, usage: number, lane: string): string {
+  return `${size}:${usage}:${lane}`;
 }

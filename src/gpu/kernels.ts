@@ -62,7 +62,7 @@ export function shaderText(ctx: GpuContext, spec: ShaderSpec): string {
 /** The pipeline for a spec, created once per device. */
 export function pipeline(ctx: GpuContext, spec: ShaderSpec): GPUComputePipeline {
   const useSubgroups = ctx.features.subgroups && spec.subgroups !== false;
-  const key = `${spec.file}#${spec.entry}#${JSON.stringify(spec.constants ?? {})}#${useSubgroups ? "sg" : "plain"}`;
+  const key = `${spec.file}#${spec.entry}#${JSON.stringify(spec.constants ?? {})}#${(spec.libs ?? []).join(",")}#${useSubgroups ? "sg" : "plain"}`;
   let made = ctx.pipelines.get(key);
   if (made) return made;
   const code = shaderText(ctx, spec);
@@ -141,9 +141,9 @@ export class GpuBatch {
     this.encoder.clearBuffer(buffer, offset, bytes ?? buffer.size - offset);
   }
 
-  /** A pooled buffer that lives until this batch is submitted. */
-  scratch(bytes: number): GPUBuffer {
-    const buffer = this.ctx.pool.acquire(bytes);
+  /** A pooled buffer that lives until this batch is submitted (`lane`: see BufferPool.acquire). */
+  scratch(bytes: number, lane?: string): GPUBuffer {
+    const buffer = this.ctx.pool.acquire(bytes, undefined, undefined, lane);
     this.toRelease.push(buffer);
     return buffer;
   }

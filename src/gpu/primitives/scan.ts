@@ -79,7 +79,7 @@ function encodeStripedScan(batch: GpuBatch, input: GPUBuffer, output: GPUBuffer,
 /** Zeroed tile states for `tiles` tiles (wgsl/lib/scan_state.wgsl: the ticket, then 4 words a tile). */
 function tileStates(batch: GpuBatch, tiles: number): GPUBuffer {
   const bytes = (1 + 4 * tiles) * 4;
-  const state = batch.scratch(bytes);
+  const state = batch.scratch(bytes, "scan tile states");
   batch.clear(state, 0, bytes);
   return state;
 }

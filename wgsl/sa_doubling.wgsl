@@ -58,10 +58,15 @@ fn active_count() -> u32 {
 }
 
 fn rank2(s: u32) -> u32 {
-  if (s + params.h >= params.n) {
+  return rank_at(s, params.h);
+}
+
+// isa[s + d] + 1, or 0 past the text's end (d <= 2h < 2^31, s + d < 2^32).
+fn rank_at(s: u32, d: u32) -> u32 {
+  if (s + d >= params.n) {
     return 0u;
   }
-  return isa[s + params.h] + 1u;
+  return isa[s + d] + 1u;
 }
 
 // Osipov's initial key: (4 bytes, min(n - i, 5)) in the low 40 bits of (high, low).
@@ -117,6 +122,30 @@ fn group_keys(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) 
   aux[k] = select(0u, 1u, is_head || large);
 }
 
+// gpu-spd's key (Wang, Baxter, Owens 4.2): (rank2, rank3) = (isa[s + h] + 1, isa[s + 2h] + 1) in
+// (key_high, key_low), sorted within groups, which compares 3h characters; flags and aux as in
+// group_keys. Only for rounds without large groups.
+@compute @workgroup_size(WG)
+fn pair_keys(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let k = element(lid, wid, nwg);
+  if (k >= params.m) {
+    return;
+  }
+  if (k >= active_count()) {
+    key_low[k] = 0u;
+    key_high[k] = 0u;
+    flags[k] = 1u;
+    aux[k] = 1u;
+    return;
+  }
+  let s = suffixes[k];
+  let is_head = isa[s] == positions[k];
+  key_high[k] = rank_at(s, params.h);
+  key_low[k] = rank_at(s, 2u * params.h);
+  flags[k] = select(0u, 1u, is_head);
+  aux[k] = flags[k];
+}
+
 // Members of large groups, in order (scan = exclusive count of key_high): large_index[j] = their
 // index in the active list, aux[j] = the suffix.
 @compute @workgroup_size(WG)
@@ -151,6 +180,18 @@ fn split_flags(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
     return;
   }
   if (k > 0u && key_low[k] != key_low[k - 1u]) {
+    flags[k] = 1u;
+  }
+}
+
+// As split_flags, for the keys of pair_keys.
+@compute @workgroup_size(WG)
+fn split_flags_pair(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let k = element(lid, wid, nwg);
+  if (k >= params.m) {
+    return;
+  }
+  if (k > 0u && (key_low[k] != key_low[k - 1u] || key_high[k] != key_high[k - 1u])) {
     flags[k] = 1u;
   }
 }

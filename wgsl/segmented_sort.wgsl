@@ -1,4 +1,4 @@
-// Segmented sort of (u32 key, u32 value) pairs, after Wang, Baxter, Owens (section 4.2, Figure 6)
+// Segmented sort of (key, u32 value) pairs, after Wang, Baxter, Owens (section 4.2, Figure 6)
 // and moderngpu's segsort. Segments are given by labels: label[i] = number of heads in [0, i], so
 // labels are non-decreasing and change exactly where a segment starts.
 //
@@ -12,6 +12,8 @@
 //   scratch arrays, one output tile of TILE per workgroup, and `copy_back` returns it. A tile that
 //   meets no crossing segment (its segments are all done at this width) exits at once (early exit).
 // Invariant before the pass of width w: every run [q*w, q*w+w) is sorted within segments.
+// Keys are one u32 or two (lib/segsort_key32.wgsl, lib/segsort_key64.wgsl: bindings 2, 4 and, for
+// 64-bit keys, 6, 7; shared merge_keys; key_le and the loads and stores).
 // Limits: n < 2^32 - 2 * TILE; ties keep input order (stable).
 
 const TILE: u32 = WG * ITEMS;
@@ -26,12 +28,9 @@ struct Params {
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> labels: array<u32>;
-@group(0) @binding(2) var<storage, read_write> keys: array<u32>;
 @group(0) @binding(3) var<storage, read_write> values: array<u32>;
-@group(0) @binding(4) var<storage, read_write> scratch_keys: array<u32>;
 @group(0) @binding(5) var<storage, read_write> scratch_values: array<u32>;
 
-var<workgroup> merge_keys: array<u32, TILE + TILE / 32u>;
 var<workgroup> merge_values: array<u32, TILE + TILE / 32u>;
 var<workgroup> merge_labels: array<u32, TILE + TILE / 32u>;
 // The crossing segment's part in this tile's pair of runs, and this tile's share of it:
@@ -41,26 +40,26 @@ var<workgroup> crossing: array<u32, 8>;
 fn merge_before_or_equal(a: u32, b: u32) -> bool {
   let la = merge_labels[padded(a)];
   let lb = merge_labels[padded(b)];
-  return la < lb || (la == lb && merge_keys[padded(a)] <= merge_keys[padded(b)]);
+  return la < lb || (la == lb && key_le(shared_key(padded(a)), shared_key(padded(b))));
 }
 
 // Tile loading (lib/tile_load.wgsl): a pair and its label into the merge arrays.
 struct TileItem {
-  key: u32,
+  key: SortKey,
   value: u32,
   label: u32,
 }
 
 fn tile_fetch(at: u32) -> TileItem {
-  return TileItem(keys[at], values[at], labels[at]);
+  return TileItem(key_load(at), values[at], labels[at]);
 }
 
 fn tile_past_end() -> TileItem {
-  return TileItem(NO_LABEL, 0u, NO_LABEL);
+  return TileItem(KEY_PAST_END, 0u, NO_LABEL);
 }
 
 fn tile_stage(local: u32, item: TileItem) {
-  merge_keys[padded(local)] = item.key;
+  shared_key_store(padded(local), item.key);
   merge_values[padded(local)] = item.value;
   merge_labels[padded(local)] = item.label;
 }
@@ -82,22 +81,22 @@ fn blocksort(@builtin(local_invocation_index) lid: u32,
   // Each invocation sorts its ITEMS pairs (stable insertion sort in shared memory).
   let run = lid * ITEMS;
   for (var i = 1u; i < ITEMS; i++) {
-    let key = merge_keys[padded(run + i)];
+    let key = shared_key(padded(run + i));
     let value = merge_values[padded(run + i)];
     let label = merge_labels[padded(run + i)];
     var j = i;
     while (j > 0u) {
       let before = padded(run + j - 1u);
       let bl = merge_labels[before];
-      if (bl < label || (bl == label && merge_keys[before] <= key)) {
+      if (bl < label || (bl == label && key_le(shared_key(before), key))) {
         break;
       }
-      merge_keys[padded(run + j)] = merge_keys[before];
+      shared_key_store(padded(run + j), shared_key(before));
       merge_values[padded(run + j)] = merge_values[before];
       merge_labels[padded(run + j)] = bl;
       j -= 1u;
     }
-    merge_keys[padded(run + j)] = key;
+    shared_key_store(padded(run + j), key);
     merge_values[padded(run + j)] = value;
     merge_labels[padded(run + j)] = label;
   }
@@ -107,19 +106,19 @@ fn blocksort(@builtin(local_invocation_index) lid: u32,
   for (var width = ITEMS; width < TILE; width <<= 1u) {
     let first = (run / (2u * width)) * (2u * width);
     let sources = merge_path_sources(first, width, width, run - first);
-    var k: array<u32, ITEMS>;
+    var k: array<SortKey, ITEMS>;
     var v: array<u32, ITEMS>;
     var l: array<u32, ITEMS>;
     for (var j = 0u; j < ITEMS; j++) {
       let at = padded(sources[j]);
-      k[j] = merge_keys[at];
+      k[j] = shared_key(at);
       v[j] = merge_values[at];
       l[j] = merge_labels[at];
     }
     workgroupBarrier();
     for (var j = 0u; j < ITEMS; j++) {
       let at = padded(run + j);
-      merge_keys[at] = k[j];
+      shared_key_store(at, k[j]);
       merge_values[at] = v[j];
       merge_labels[at] = l[j];
     }
@@ -129,7 +128,7 @@ fn blocksort(@builtin(local_invocation_index) lid: u32,
   for (var i = 0u; i < ITEMS; i++) {
     let local = i * WG + lid;
     if (local < valid) {
-      keys[base + local] = merge_keys[padded(local)];
+      key_store(base + local, shared_key(padded(local)));
       values[base + local] = merge_values[padded(local)];
     }
   }
@@ -158,7 +157,7 @@ fn global_merge_path(cs: u32, b: u32, ce: u32, diag: u32) -> u32 {
   var hi = min(diag, la);
   while (lo < hi) {
     let mid = (lo + hi) >> 1u;
-    if (keys[cs + mid] <= keys[b + diag - 1u - mid]) {
+    if (key_le(key_load(cs + mid), key_load(b + diag - 1u - mid))) {
       lo = mid + 1u;
     } else {
       hi = mid;
@@ -231,19 +230,19 @@ fn merge_pass(@builtin(local_invocation_index) lid: u32,
   let la = a1 - a0;
   let lb = (out_end - out_start) - la;
 
-  var loaded_keys: array<u32, ITEMS>;
+  var loaded_keys: array<SortKey, ITEMS>;
   var loaded_values: array<u32, ITEMS>;
   for (var i = 0u; i < ITEMS; i++) {
     let local = i * WG + lid;
     if (local < la + lb) {
       let at = select(b0 + local - la, a0 + local, local < la);
-      loaded_keys[i] = keys[at];
+      loaded_keys[i] = key_load(at);
       loaded_values[i] = values[at];
     }
   }
   for (var i = 0u; i < ITEMS; i++) {
     let local = i * WG + lid;
-    merge_keys[padded(local)] = loaded_keys[i];
+    shared_key_store(padded(local), loaded_keys[i]);
     merge_values[padded(local)] = loaded_values[i];
     merge_labels[padded(local)] = 0u; // one segment: compare by key alone
   }
@@ -252,7 +251,7 @@ fn merge_pass(@builtin(local_invocation_index) lid: u32,
   for (var j = 0u; j < ITEMS; j++) {
     if (sources[j] != NO_SOURCE) {
       let at = padded(sources[j]);
-      scratch_keys[out_start + lid * ITEMS + j] = merge_keys[at];
+      scratch_key_store(out_start + lid * ITEMS + j, shared_key(at));
       scratch_values[out_start + lid * ITEMS + j] = merge_values[at];
     }
   }
@@ -276,7 +275,7 @@ fn copy_back(@builtin(local_invocation_index) lid: u32,
   let out_start = crossing[3];
   let out_end = crossing[4];
   for (var at = out_start + lid; at < out_end; at += WG) {
-    keys[at] = scratch_keys[at];
+    key_store(at, scratch_key_load(at));
     values[at] = scratch_values[at];
   }
 }

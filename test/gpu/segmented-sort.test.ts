@@ -1,34 +1,50 @@
 // Segmented sort: every segment sorted by key (stably), segments in place; mixes of segment lengths
-// and key distributions, against a CPU sort of each segment.
+// and key distributions, u32 and u64 keys, against a CPU sort of each segment.
 import { describe } from "vitest";
 import { GpuBatch } from "../../src/gpu/kernels.js";
-import { encodeSegmentedSort, SEGSORT_TILE } from "../../src/gpu/primitives/segmented-sort.js";
+import { encodeSegmentedSort, SEGSORT_TILE, segmentedSortTile } from "../../src/gpu/primitives/segmented-sort.js";
 import { expectEqualArrays, gpuIt, iotaArray, KEY_KINDS, makeHeads, makeKeys, SEGMENT_KINDS } from "./support.js";
 
-/** Indices in output order: each segment's indices stably sorted by key. */
-function cpuSegmentedOrder(keys: Uint32Array, heads: Uint32Array): Uint32Array {
+/** Indices in output order: each segment's indices stably sorted by key ((high, low) with high words). */
+function cpuSegmentedOrder(keys: Uint32Array, heads: Uint32Array, high?: Uint32Array): Uint32Array {
   const n = keys.length;
   const order = new Uint32Array(n);
+  const highOf = (i: number) => (high ? high[i] : 0);
   for (let start = 0; start < n; ) {
     let end = start + 1;
     while (end < n && heads[end] === 0) end++;
-    const segment = Array.from({ length: end - start }, (_, i) => start + i).sort((a, b) => keys[a] - keys[b] || a - b);
+    const segment = Array.from({ length: end - start }, (_, i) => start + i).sort((a, b) => highOf(a) - highOf(b) || keys[a] - keys[b] || a - b);
     order.set(segment, start);
     start = end;
   }
   return order;
 }
 
-async function check(ctx: Parameters<Parameters<typeof gpuIt>[1]>[0], buffers: Parameters<Parameters<typeof gpuIt>[1]>[1], keys: Uint32Array, heads: Uint32Array, longest?: number): Promise<void> {
+async function check(ctx: Parameters<Parameters<typeof gpuIt>[1]>[0], buffers: Parameters<Parameters<typeof gpuIt>[1]>[1], keys: Uint32Array, heads: Uint32Array, longest?: number, high?: Uint32Array): Promise<void> {
   const n = keys.length;
   const keyBuffer = buffers.upload(keys);
+  const highBuffer = high ? buffers.upload(high) : undefined;
   const valueBuffer = buffers.upload(iotaArray(n));
   const batch = new GpuBatch(ctx);
-  encodeSegmentedSort(batch, keyBuffer, valueBuffer, buffers.upload(heads), n, longest);
+  encodeSegmentedSort(batch, keyBuffer, valueBuffer, buffers.upload(heads), n, { longest, ...(highBuffer ? { keysHigh: highBuffer } : {}) });
   batch.submit();
-  const order = cpuSegmentedOrder(keys, heads);
+  const order = cpuSegmentedOrder(keys, heads, high);
   expectEqualArrays(await buffers.read(valueBuffer, n), order, "values (stable order)");
   expectEqualArrays(await buffers.read(keyBuffer, n), order.map((i) => keys[i]), "keys");
+  if (high && highBuffer) expectEqualArrays(await buffers.read(highBuffer, n), order.map((i) => high[i]), "high words of the keys");
+}
+
+/** Segments of at most `half` pairs (every other one across a tile boundary when `straddling`) and their longest. */
+function shortSegments(n: number, half: number, straddling: boolean): { heads: Uint32Array; longest: number } {
+  const heads = new Uint32Array(n);
+  let longest = 0;
+  for (let at = 0, s = 0; at < n; s++) {
+    heads[at] = 1;
+    const length = straddling ? (at === 0 ? half / 2 : half) : 1 + ((s * 7919 + n) % half);
+    longest = Math.max(longest, Math.min(length, n - at));
+    at += length;
+  }
+  return { heads, longest };
 }
 
 describe("GPU segmented sort", () => {
@@ -65,15 +81,8 @@ describe("GPU segmented sort", () => {
     gpuIt(`segments of at most half a tile, longest given (${label})`, async (ctx, buffers) => {
       const half = tile / 2;
       for (const n of [tile + 1, 9 * tile + 7, 25_001]) {
-        const heads = new Uint32Array(n);
-        let longest = 0;
         // "straddling": after a quarter tile, segments of exactly half a tile, every other one across a boundary
-        for (let at = 0, s = 0; at < n; s++) {
-          heads[at] = 1;
-          const length = first ? (at === 0 ? half / 2 : half) : 1 + ((s * 7919 + n) % half);
-          longest = Math.max(longest, Math.min(length, n - at));
-          at += length;
-        }
+        const { heads, longest } = shortSegments(n, half, first === 1);
         await check(ctx, buffers, makeKeys(n, "all-bits", n + 7), heads, longest);
         await check(ctx, buffers, makeKeys(n, "few-distinct", n + 8), heads, longest);
       }
@@ -88,5 +97,45 @@ describe("GPU segmented sort", () => {
   gpuIt("2^20 pairs in one segment (a full merge sort)", async (ctx, buffers) => {
     const n = 1 << 20;
     await check(ctx, buffers, makeKeys(n, "all-bits", 31), makeHeads(n, "one-huge", 32));
+  });
+
+  describe("64-bit keys (high, low)", () => {
+    // the tile of u64 keys is the device's (7 pairs per invocation on llvmpipe, 11 on an H200)
+    const keys64 = (n: number, seed: number) => {
+      const high = makeKeys(n, "few-distinct", seed); // many ties in the high words
+      return { low: makeKeys(n, "all-bits", seed + 1), high };
+    };
+    for (const segments of SEGMENT_KINDS) {
+      gpuIt(`segments ${segments}, n around the tile`, async (ctx, buffers) => {
+        const tile = segmentedSortTile(ctx, 2);
+        for (const n of [0, 1, 2, tile - 1, tile, tile + 1, 4 * tile + 13, 25_001]) {
+          const { low, high } = keys64(n, n + 5);
+          await check(ctx, buffers, low, makeHeads(n, segments, n + 6), undefined, high);
+        }
+      });
+    }
+
+    gpuIt("equal high words (the low words decide), and equal low words", async (ctx, buffers) => {
+      const n = 6 * segmentedSortTile(ctx, 2) + 1;
+      await check(ctx, buffers, makeKeys(n, "all-bits", 41), makeHeads(n, "random", 42), undefined, new Uint32Array(n).fill(9));
+      await check(ctx, buffers, new Uint32Array(n).fill(3), makeHeads(n, "random", 43), undefined, makeKeys(n, "all-bits", 44));
+    });
+
+    gpuIt("segments of at most half a tile, longest given", async (ctx, buffers) => {
+      const tile = segmentedSortTile(ctx, 2);
+      for (const straddling of [false, true]) {
+        for (const n of [tile + 1, 9 * tile + 7, 25_001]) {
+          const { heads, longest } = shortSegments(n, tile / 2, straddling);
+          const { low, high } = keys64(n, n + 9);
+          await check(ctx, buffers, low, heads, longest, high);
+        }
+      }
+    });
+
+    gpuIt("2^18 pairs in one segment (a full merge sort)", async (ctx, buffers) => {
+      const n = 1 << 18;
+      const { low, high } = keys64(n, 51);
+      await check(ctx, buffers, low, makeHeads(n, "one-huge", 52), undefined, high);
+    });
   });
 });

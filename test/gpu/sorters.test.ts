@@ -85,6 +85,18 @@ for (const sorter of SORTERS) {
         }
       });
 
+      if (sorter.name === "gpu-spd") {
+        gpuIt("every round gpu-ls's (one key, h doubled: spd.pairKeys=0)", async (gpu) => {
+          process.env.SUFSORT_GPU_TUNE = "spd.pairKeys=0";
+          try {
+            for (const [name, text] of hardFamilies(3000, 6)) await expectLikeSais(gpu, sorter, text, name);
+            await expectLikeSais(gpu, sorter, randomText(20000, 4, 7), "random sigma 4");
+          } finally {
+            delete process.env.SUFSORT_GPU_TUNE;
+          }
+        });
+      }
+
       gpuIt("rounds turn live when few suffixes are left (bound lowered to 300)", async (gpu) => {
         // the first rounds wait for their counts, later ones run ahead over a stale upper bound
         process.env.SUFSORT_GPU_TUNE = "doubling.liveMax=300";

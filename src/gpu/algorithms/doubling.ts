@@ -10,7 +10,7 @@
 //   while the active list is not empty:
 //     order each group's suffixes by rank2(s) = ISA[s + h] + 1 (0 past the end)   [refine]
 //     flags <- group starts; spread head slots; ISA <- new ranks; drop singletons
-//     h <- 2h
+//     h <- 2h (3h when refine sorted by (rank2, rank3) = (ISA[s + h], ISA[s + 2h]): gpu-spd)
 //   SA[ISA[i]] <- i
 //
 // The host reads each round's active count back to size the next round, except in live rounds
@@ -28,7 +28,7 @@ import type { GpuContext } from "../device.js";
 import { GpuBatch, pipeline, readU32, tuned, WORKGROUP_SIZE } from "../kernels.js";
 import { encodeCompact } from "../primitives/compact.js";
 import { encodeExclusiveScan } from "../primitives/scan.js";
-import { segmentedSortTile } from "../primitives/segmented-sort.js";
+import { shortSegmentBound } from "../primitives/segmented-sort.js";
 import { deliverSuffixArray, maxPooledLength, requireGpu, uploadText } from "./io.js";
 
 /** The buffers of one doubling build; per-suffix arrays hold n u32 each. */
@@ -47,6 +47,12 @@ export interface DoublingBuffers {
   /** groupEnd[head slot] = one past the group's last slot (written for every group each round). */
   groupEnd: GPUBuffer;
 }
+
+/**
+ * What a round's refine returns: how many times longer the prefixes that define the groups become
+ * (2 when groups are ordered by rank2 alone; 3 by (rank2, rank3), gpu-spd's pairs).
+ */
+export type Growth = 2 | 3;
 
 /** Buffers a step may bind besides DoublingBuffers. */
 export interface ExtraBindings {
@@ -100,7 +106,7 @@ export interface DoublingAlgorithm {
    * Orders each active group by rank2 and leaves flags = 1 at the start of every new group, in
    * state.batch (a refine that submits work of its own leaves a fresh, unsubmitted batch there).
    */
-  refine(state: RoundState): void | Promise<void>;
+  refine(state: RoundState): Growth | Promise<Growth>;
   /** Whether refine can run live rounds (Refinement.live). */
   live?: boolean;
 }
@@ -130,7 +136,7 @@ export function step(
   const all: Partial<DoublingBuffers> & ExtraBindings = { ...state.buffers, counters: state.counters, ...swap };
   const bindings = order.map((name) => (use.includes(name) ? all[name] : undefined));
   const ctx = state.batch.ctx;
-  const constants = { LARGE_GROUP: tuned("ls.largeGroup", LARGE_GROUP), LONG_GROUP: segmentedSortTile(ctx) / 2 };
+  const constants = { LARGE_GROUP: tuned("ls.largeGroup", LARGE_GROUP), LONG_GROUP: shortSegmentBound(ctx) };
   const pipe = pipeline(ctx, { file: "sa_doubling.wgsl", entry, constants });
   state.batch.dispatch(pipe, [count, state.h, state.n, state.rankBits, state.live ? 1 : 0], bindings, Math.ceil(count / WORKGROUP_SIZE));
 }
@@ -159,7 +165,7 @@ export interface Refinement {
   slots: number;
   /** Characters the initial sort compared. */
   h0: number;
-  refine(state: RoundState): void | Promise<void>;
+  refine(state: RoundState): Growth | Promise<Growth>;
   /** Whether refine can run live rounds (RoundState.live): it must leave the padding alone. */
   live?: boolean;
   onProgress?: (fraction: number) => void;
@@ -231,7 +237,7 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
       [buffers.positions, spare.positions] = [spare.positions, buffers.positions];
       const encodeStart = performance.now();
       state = { batch: new GpuBatch(gpu, `${job.name} h=${h}`, profile !== undefined && !live), buffers, n, m, h, rankBits, large: live ? 0 : large, longest, counters: count, live };
-      await job.refine(state);
+      const growth = await job.refine(state);
       encodeSplitGroups(state, spare, count);
       state.batch.submit();
       const encodeMs = performance.now() - encodeStart;
@@ -251,7 +257,7 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
           profile(`round h=${h}: ${active} active (${state.large} in large groups), ${m} left, ${longestGroup(longest)}; encode ${encodeMs.toFixed(2)} ms, GPU ${gpuNs === undefined ? "?" : (gpuNs / 1e6).toFixed(2)} ms${dispatchLine(await state.batch.dispatchNanoseconds())}`);
         }
       }
-      h *= 2;
+      h *= growth;
       job.onProgress?.(1 - m / job.slots);
     }
   } finally {

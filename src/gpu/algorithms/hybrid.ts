@@ -39,7 +39,7 @@ import type { GpuContext } from "../device.js";
 import { GpuBatch, pipeline, tuned, WORKGROUP_SIZE, writeInto, type Binding } from "../kernels.js";
 import { encodeExclusiveScan } from "../primitives/scan.js";
 import { encodeSegmentedSort } from "../primitives/segmented-sort.js";
-import { buildByDoubling, DOUBLING_MAX_LENGTH, LARGE_GROUP, step, type DoublingAlgorithm, type RoundState } from "./doubling.js";
+import { buildByDoubling, DOUBLING_MAX_LENGTH, LARGE_GROUP, step, type DoublingAlgorithm, type Growth, type RoundState } from "./doubling.js";
 import { larssonSadakane, sortLargeGroups } from "./ls.js";
 import { maxPooledLength } from "./io.js";
 
@@ -205,13 +205,13 @@ function hybridRounds(ctx: BuildContext, settings: HybridSettings): { algorithm:
   const algorithm: DoublingAlgorithm = {
     name: "gpu-ls-hybrid",
     initialSort: larssonSadakane.initialSort,
-    async refine(state: RoundState): Promise<void> {
+    async refine(state: RoundState): Promise<Growth> {
       if (state.m < settings.minActive || Math.floor((state.m * share) / 100) < 2 || skip > 0) {
         skip = Math.max(0, skip - 1);
-        larssonSadakane.refine(state);
-        return;
+        return larssonSadakane.refine(state);
       }
       await splitRound(state);
+      return 2;
     },
   };
 

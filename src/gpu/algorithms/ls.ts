@@ -22,7 +22,7 @@ import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
 import { encodeExclusiveScan } from "../primitives/scan.js";
 import { encodeSegmentedSort } from "../primitives/segmented-sort.js";
-import { buildByDoubling, DOUBLING_MAX_LENGTH, step, type DoublingAlgorithm, type RoundState } from "./doubling.js";
+import { buildByDoubling, DOUBLING_MAX_LENGTH, step, type DoublingAlgorithm, type Growth, type RoundState } from "./doubling.js";
 import { encodePackedKeys, planPackedKeys } from "./packed-keys.js";
 
 export const larssonSadakane: DoublingAlgorithm = {
@@ -36,14 +36,15 @@ export const larssonSadakane: DoublingAlgorithm = {
     batch.releaseAfter(plan.code);
     return plan.chars;
   },
-  refine(state: RoundState): void {
+  refine(state: RoundState): Growth {
     const { batch, buffers, m, large } = state;
     // key = rank2; flags = group starts; aux = segment heads (large groups' members stand alone)
     step(state, "group_keys", m, ["isa", "suffixes", "positions", "keyLow", "keyHigh", "flags", "aux", "groupEnd", "counters"]);
     // small and medium groups: one segmented sort (block sort in workgroup memory, merges across tiles)
-    encodeSegmentedSort(batch, buffers.keyLow, buffers.suffixes, buffers.aux, m, state.longest);
+    encodeSegmentedSort(batch, buffers.keyLow, buffers.suffixes, buffers.aux, m, { longest: state.longest });
     if (large > 0) sortLargeGroups(state);
     step(state, "split_flags", m, ["keyLow", "flags"]);
+    return 2;
   },
   // padding entries are singleton segments of the segmented sort, and split_flags leaves them so
   live: true,

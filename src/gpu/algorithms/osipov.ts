@@ -13,7 +13,7 @@
 import { registerSorter, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
-import { buildByDoubling, DOUBLING_MAX_LENGTH, step, type DoublingAlgorithm, type RoundState } from "./doubling.js";
+import { buildByDoubling, DOUBLING_MAX_LENGTH, step, type DoublingAlgorithm, type Growth, type RoundState } from "./doubling.js";
 
 /** Characters of the initial sort, and the bits of its key (4 characters, a length byte below). */
 const INITIAL_CHARS = 4;
@@ -28,11 +28,12 @@ export const osipov: DoublingAlgorithm = {
     encodeHeadFlags(batch, buffers.keyLow, buffers.flags, n, buffers.keyHigh);
     return INITIAL_CHARS;
   },
-  refine(state: RoundState): void {
+  refine(state: RoundState): Growth {
     const { batch, buffers, m, rankBits } = state;
     step(state, "packed_keys", m, ["isa", "suffixes", "keyLow", "keyHigh"]);
     encodeRadixSortPairs64(batch, buffers.keyLow, buffers.keyHigh, buffers.suffixes, m, { endBit: 2 * rankBits });
     encodeHeadFlags(batch, buffers.keyLow, buffers.flags, m, buffers.keyHigh);
+    return 2;
   },
 };
 

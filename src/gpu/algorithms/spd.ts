@@ -4,19 +4,21 @@
 //
 //   SA12 <- the mod-1/2 suffixes (and the dummy) sorted by their first h0 characters: the paper's
 //           3, here as many as a 64-bit key packs (packed-keys.ts), rounded down to a multiple of 3
-//   prefix doubling over the sample alone, h = h0, 2 h0, ...: each unsorted group is sorted by
-//     rank2(p) = ISA[p + h] (p + h has p's residue, so it is in the sample), with a segmented
-//     sort; singleton groups leave the active list each round (compaction)            [as gpu-ls]
+//   prefix doubling over the sample alone, h = h0, 3 h0, 9 h0, ...: each unsorted group is sorted
+//     by the pair (ISA[p + h], ISA[p + 2h]) (p + h and p + 2h have p's residue, so they are in the
+//     sample) with a segmented sort of 64-bit keys, which compares 3h characters; singleton
+//     groups leave the active list each round (compaction)                            [as gpu-ls]
 //   rank[p] <- 1 + final slot of p; SA0 sorted by (t[i], rank[i+1]); merge SA0 and SA12  [as skew]
 //
-// The paper sorts (ISA[SA[i] + h], ISA[SA[i] + 2h]) pairs in one segmented sort per round, which
-// triples h; this sorts by one key per round (gpu-ls's refine, large groups included), doubling h.
+// A round with groups larger than LARGE_GROUP takes gpu-ls's round instead (one key, h doubled),
+// which sorts those groups apart by radix sort. "spd.pairKeys=0" makes every round gpu-ls's.
 // Limits: n <= maxSkewLength(gpu) (528,482,301 on the H100/H200).
 import { registerSorter, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
-import { GpuBatch } from "../kernels.js";
+import { GpuBatch, tuned } from "../kernels.js";
 import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
-import { dispatchLine, refineGroups, type DoublingBuffers } from "./doubling.js";
+import { encodeSegmentedSort } from "../primitives/segmented-sort.js";
+import { dispatchLine, refineGroups, step, type DoublingBuffers, type Growth, type RoundState } from "./doubling.js";
 import { deliverSuffixArray, uploadText } from "./io.js";
 import { larssonSadakane } from "./ls.js";
 import { encodePackedKeys, planPackedKeys } from "./packed-keys.js";
@@ -24,6 +26,20 @@ import { bitsFor, encodeMod0Sort, prepareSkewBuild, skewStep, SkewLevel } from "
 
 /** The sample's first sort compares a multiple of 3 characters, so that p + h stays in the sample. */
 const wholeTriples = (chars: number) => chars - (chars % 3);
+
+/**
+ * One round of the paper's gpu-spd: every active group sorted by (rank2, rank3), tripling h. Rounds
+ * with large groups (counted by the last split; never live ones) are gpu-ls's.
+ */
+export function refineByPairs(state: RoundState): Growth | Promise<Growth> {
+  if (state.large > 0 || tuned("spd.pairKeys", 1, 0) === 0) return larssonSadakane.refine(state);
+  const { batch, buffers, m } = state;
+  // keyHigh = rank2, keyLow = rank3; flags = group starts; aux = segment heads
+  step(state, "pair_keys", m, ["isa", "suffixes", "positions", "keyLow", "keyHigh", "flags", "aux", "counters"]);
+  encodeSegmentedSort(batch, buffers.keyLow, buffers.suffixes, buffers.aux, m, { longest: state.longest, keysHigh: buffers.keyHigh });
+  step(state, "split_flags_pair", m, ["keyLow", "keyHigh", "flags"]);
+  return 3;
+}
 
 export const gpuSpdSorter: SuffixSorter = {
   name: "gpu-spd",
@@ -73,7 +89,7 @@ export const gpuSpdSorter: SuffixSorter = {
         textLength: n,
         slots: level.n02,
         h0: plan.chars,
-        refine: larssonSadakane.refine,
+        refine: refineByPairs,
         live: larssonSadakane.live,
         onProgress: ctx.onProgress,
       });

@@ -1,4 +1,4 @@
-// Segmented sort of (u32 key, u32 value) pairs: wgsl/segmented_sort.wgsl (Wang, Baxter, Owens 4.2).
+// Segmented sort of (u32 or u64 key, u32 value) pairs: wgsl/segmented_sort.wgsl (Wang, Baxter, Owens 4.2).
 import { checkBinding, type GpuBatch, pipeline, sharedBytes, tuned, WORKGROUP_SIZE } from "../kernels.js";
 import { encodeExclusiveScan } from "./scan.js";
 
@@ -9,11 +9,30 @@ export const SEGSORT_ITEMS = 8;
 export const SEGSORT_TILE = WORKGROUP_SIZE * SEGSORT_ITEMS;
 const SEGSORT_ITEMS_LARGE = 15;
 
-/** The tile the segmented sort uses on this device. */
-export function segmentedSortTile(ctx: GpuBatch["ctx"]): number {
+/** The tile the segmented sort uses on this device for keys of `keyWords` u32 (1 or 2). u32 keys:
+ * SEGSORT_ITEMS_LARGE pairs per invocation where they fit, else SEGSORT_ITEMS; u64 keys: as many
+ * as fit, up to SEGSORT_ITEMS_LARGE (11 in an H200's 48 KiB, 7 in llvmpipe's 32 KiB). */
+export function segmentedSortTile(ctx: GpuBatch["ctx"], keyWords: 1 | 2 = 1): number {
   const wanted = tuned("segsort.items", SEGSORT_ITEMS_LARGE);
-  const bytes = 3 * 4 * WORKGROUP_SIZE * wanted * (33 / 32) + 64;
-  return WORKGROUP_SIZE * (bytes <= sharedBytes(ctx) ? wanted : SEGSORT_ITEMS);
+  const perItem = (2 + keyWords) * 4 * WORKGROUP_SIZE * (33 / 32);
+  const fitting = Math.floor((sharedBytes(ctx) - 64) / perItem);
+  const items = keyWords === 1 ? (wanted <= fitting ? wanted : SEGSORT_ITEMS) : Math.max(1, Math.min(wanted, fitting));
+  return WORKGROUP_SIZE * items;
+}
+
+/**
+ * Segments of at most this many pairs are sorted without merge passes whatever the key width
+ * (half the smaller tile): callers that bound their segments by it may pass that bound as `longest`.
+ */
+export function shortSegmentBound(ctx: GpuBatch["ctx"]): number {
+  return Math.min(segmentedSortTile(ctx, 1), segmentedSortTile(ctx, 2)) / 2;
+}
+
+export interface SegmentedSortOptions {
+  /** An upper bound of the segments' length, when known (see encodeSegmentedSort). */
+  longest?: number;
+  /** High words of 64-bit keys (`keys` then holds the low words): pairs sort by (high, low). */
+  keysHigh?: GPUBuffer;
 }
 
 /**
@@ -23,32 +42,37 @@ export function segmentedSortTile(ctx: GpuBatch["ctx"]): number {
  * replaces the merge passes (a segment that crosses a tile boundary lies within a shifted tile,
  * and sorting pieces of an already sorted segment keeps it sorted).
  */
-export function encodeSegmentedSort(batch: GpuBatch, keys: GPUBuffer, values: GPUBuffer, heads: GPUBuffer, n: number, longest?: number): void {
+export function encodeSegmentedSort(batch: GpuBatch, keys: GPUBuffer, values: GPUBuffer, heads: GPUBuffer, n: number, options: SegmentedSortOptions = {}): void {
   if (n <= 1) return;
   const ctx = batch.ctx;
   checkBinding(ctx, "segmented sort", n);
-  const tile = segmentedSortTile(ctx);
+  const { longest, keysHigh } = options;
+  const keyWords = keysHigh ? 2 : 1;
+  const tile = segmentedSortTile(ctx, keyWords);
   const constants = { ITEMS: tile / WORKGROUP_SIZE };
-  const spec = { file: "segmented_sort.wgsl", constants, libs: ["merge_path", "tile_load"] };
+  const spec = { file: "segmented_sort.wgsl", constants, libs: ["merge_path", "tile_load", `segsort_key${32 * keyWords}`] };
   const blocksort = pipeline(ctx, { ...spec, entry: "blocksort" });
   const mergePass = pipeline(ctx, { ...spec, entry: "merge_pass" });
   const copyBack = pipeline(ctx, { ...spec, entry: "copy_back" });
   const tiles = Math.ceil(n / tile);
+  const high = keysHigh ? [keysHigh] : [];
 
   // label[i] = number of heads in [0, i]: non-decreasing, changing exactly at segment starts
   const labels = batch.scratch(n * 4);
   encodeExclusiveScan(batch, heads, labels, n, { countNonzero: true, inclusive: true });
-  batch.dispatch(blocksort, [n, 0, tiles], [labels, keys, values], tiles);
+  const sortBindings = [labels, keys, values, undefined, undefined, ...(keysHigh ? [keysHigh, undefined] : [])];
+  batch.dispatch(blocksort, [n, 0, tiles], sortBindings, tiles);
   if (tiles === 1) return;
   if (longest !== undefined && longest <= tile / 2) {
     const shifted = Math.ceil((n - tile / 2) / tile);
-    batch.dispatch(blocksort, [n, tile / 2, shifted], [labels, keys, values], shifted);
+    batch.dispatch(blocksort, [n, tile / 2, shifted], sortBindings, shifted);
     return;
   }
   const scratchKeys = batch.scratch(n * 4);
   const scratchValues = batch.scratch(n * 4);
+  if (keysHigh) high.push(batch.scratch(n * 4));
   for (let width = tile; width < n; width *= 2) {
-    const bindings = [labels, keys, values, scratchKeys, scratchValues];
+    const bindings = [labels, keys, values, scratchKeys, scratchValues, ...high];
     batch.dispatch(mergePass, [n, width, tiles], bindings, tiles);
     batch.dispatch(copyBack, [n, width, tiles], bindings, tiles);
   }

@@ -96,6 +96,14 @@ fn packed_keys(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
   key_high[k] = head >> (32u - b);
 }
 
+// A padding entry of a live round (past the true count): a singleton segment with zero keys.
+fn padding_keys(k: u32) {
+  key_low[k] = 0u;
+  key_high[k] = 0u;
+  flags[k] = 1u;
+  aux[k] = 1u;
+}
+
 // LS's key: rank2 alone, sorted within groups; flags[k] = 1 at each group's first slot;
 // key_high[k] = 1 in groups larger than LARGE_GROUP (they are radix-sorted apart); aux[k] = the
 // heads for the segmented sort, where each member of a large group stands alone.
@@ -106,10 +114,7 @@ fn group_keys(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) 
     return;
   }
   if (k >= active_count()) {
-    key_low[k] = 0u;
-    flags[k] = 1u;
-    key_high[k] = 0u;
-    aux[k] = 1u;
+    padding_keys(k);
     return;
   }
   let s = suffixes[k];
@@ -132,10 +137,7 @@ fn pair_keys(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) w
     return;
   }
   if (k >= active_count()) {
-    key_low[k] = 0u;
-    key_high[k] = 0u;
-    flags[k] = 1u;
-    aux[k] = 1u;
+    padding_keys(k);
     return;
   }
   let s = suffixes[k];

@@ -55,24 +55,21 @@ export function encodeSegmentedSort(batch: GpuBatch, keys: GPUBuffer, values: GP
   const mergePass = pipeline(ctx, { ...spec, entry: "merge_pass" });
   const copyBack = pipeline(ctx, { ...spec, entry: "copy_back" });
   const tiles = Math.ceil(n / tile);
-  const high = keysHigh ? [keysHigh] : [];
-
   // label[i] = number of heads in [0, i]: non-decreasing, changing exactly at segment starts
   const labels = batch.scratch(n * 4);
   encodeExclusiveScan(batch, heads, labels, n, { countNonzero: true, inclusive: true });
-  const sortBindings = [labels, keys, values, undefined, undefined, ...(keysHigh ? [keysHigh, undefined] : [])];
-  batch.dispatch(blocksort, [n, 0, tiles], sortBindings, tiles);
+  // bindings 1-7: labels, keys, values, scratch keys and values, and the high words (u64 keys)
+  const bind = (scratchKeys?: GPUBuffer, scratchValues?: GPUBuffer, scratchHigh?: GPUBuffer) =>
+    [labels, keys, values, scratchKeys, scratchValues, ...(keysHigh ? [keysHigh, scratchHigh] : [])];
+  batch.dispatch(blocksort, [n, 0, tiles], bind(), tiles);
   if (tiles === 1) return;
   if (longest !== undefined && longest <= tile / 2) {
     const shifted = Math.ceil((n - tile / 2) / tile);
-    batch.dispatch(blocksort, [n, tile / 2, shifted], sortBindings, shifted);
+    batch.dispatch(blocksort, [n, tile / 2, shifted], bind(), shifted);
     return;
   }
-  const scratchKeys = batch.scratch(n * 4);
-  const scratchValues = batch.scratch(n * 4);
-  if (keysHigh) high.push(batch.scratch(n * 4));
+  const bindings = bind(batch.scratch(n * 4), batch.scratch(n * 4), keysHigh ? batch.scratch(n * 4) : undefined);
   for (let width = tile; width < n; width *= 2) {
-    const bindings = [labels, keys, values, scratchKeys, scratchValues, ...high];
     batch.dispatch(mergePass, [n, width, tiles], bindings, tiles);
     batch.dispatch(copyBack, [n, width, tiles], bindings, tiles);
   }

@@ -120,6 +120,11 @@ describe("planEngine", () => {
     expect(plan({ n: low, gpu: "software" })).toBe("sais");
     expect(plan({ n: low, gpu: "none" })).toBe("sais");
     expect(plan({ n: low, gpu: "hardware", gpuMaxLength: low - 1 })).toBe("sais");
+    // over gpu-spd's binding limit: gpu-dc7 up to its own, then the CPU
+    expect(plan({ n: low, gpu: "hardware", gpuMaxLength: low - 1, gpuLargeMaxLength: low })).toBe("gpu-dc7");
+    expect(plan({ n: low + 1, gpu: "hardware", gpuMaxLength: low - 1, gpuLargeMaxLength: low })).toBe("sais");
+    expect(plan({ engine: "gpu", n: low, gpu: "hardware", gpuMaxLength: low - 1, gpuLargeMaxLength: low })).toBe("gpu-dc7");
+    expect(plan({ engine: "gpu", n: low - 1, gpu: "hardware", gpuMaxLength: low - 1, gpuLargeMaxLength: low })).toBe("gpu-spd");
     // on many threads the CPU runs range, which the GPU must beat by more
     const many = AUTO_RANGE_MIN_THREADS;
     expect(plan({ n: AUTO_GPU_MIN_BYTES_OVER_RANGE - 1, threads: many, gpu: "hardware" })).toBe("range");

@@ -13,6 +13,8 @@ import { verifyLarge } from "./verify-large.js";
 import { suffixArrayLarge } from "../cpu/algorithms/sais-large.js";
 import { acquireGpu, resolveGpuMode, type GpuContext, type GpuMode } from "../gpu/device.js";
 import { maxDoublingLength } from "../gpu/algorithms/doubling.js";
+import { maxDc7Length } from "../gpu/algorithms/dc7.js";
+import { maxSkewLength } from "../gpu/algorithms/skew.js";
 import "../cpu/algorithms/index.js";
 import "../gpu/algorithms/index.js";
 
@@ -210,7 +212,7 @@ export async function selectEngine(options: BuildOptions & { n: number; threads:
   }
   const availability = gpu === undefined ? "none" : gpu.software ? "software" : "hardware";
   const plan = planEngine({
-    engine, algo, n, threads, gpu: availability, ...(traits ? { traits } : {}), ...(gpu ? { gpuMaxLength: maxDoublingLength(gpu) } : {}),
+    engine, algo, n, threads, gpu: availability, ...(traits ? { traits } : {}), ...(gpu ? { gpuMaxLength: Math.min(maxDoublingLength(gpu), maxSkewLength(gpu)), gpuLargeMaxLength: maxDc7Length(gpu) } : {}),
   });
   if (plan.sorter.engine === "cpu" && owned !== undefined) {
     owned.release();
@@ -254,7 +256,7 @@ export async function buildSuffixArray(text: Uint8Array, options: BuildOptions =
   try {
     const plan = routeByText(selection.plan, traits);
     const withDevice = { ...options, ...(selection.gpu ? { gpuContext: selection.gpu } : {}) };
-    if (usesLargePath(text.length, plan.sorter)) return { ...(await buildLarge(text, withDevice)), reason: plan.reason };
+    if (usesLargePath(text.length, plan.sorter)) return { ...(await buildLarge(text, withDevice, plan.sorter)), reason: plan.reason };
     const placed = placeText(text.length, plan.sorter, threads);
     try {
       placed.heap.u8(placed.textPtr, text.length).set(text);
@@ -268,19 +270,43 @@ export async function buildSuffixArray(text: Uint8Array, options: BuildOptions =
 }
 
 /**
- * Whether n bytes go to the TypeScript SA-IS: only SA-IS has a path beyond the 4 GiB WebAssembly
- * memory; other algorithms reject such inputs in placeText.
+ * Whether n bytes go around the WebAssembly memory: SA-IS in TypeScript, or a sorter that takes its
+ * text outside the heap (gpu-dc7); other algorithms reject such inputs in placeText.
  */
 export function usesLargePath(n: number, sorter: SuffixSorter): boolean {
-  return sorter.name === "sais" && !fitsHeap(n, sorter);
+  return (sorter.name === "sais" || sorter.outsideHeap === true) && !fitsHeap(n, sorter);
 }
 
-/** SA-IS and the verifier in plain TypeScript over typed arrays, for inputs beyond the WebAssembly memory. */
-export async function buildLarge(text: Uint8Array, options: BuildOptions = {}): Promise<BuildResult> {
+/**
+ * Builds the SA of a text too large for the WebAssembly memory: SA-IS and the verifier in plain
+ * TypeScript over typed arrays, or `sorter` when it takes its text outside the heap (the device
+ * from options.gpuContext, else acquired for this build).
+ */
+export async function buildLarge(text: Uint8Array, options: BuildOptions = {}, sorter?: SuffixSorter): Promise<BuildResult> {
   checkLength(text.length);
   options.onProgress?.("sorting", 0);
   const t0 = performance.now();
-  const sa = suffixArrayLarge(text);
+  let sa: Uint32Array;
+  if (sorter?.outsideHeap) {
+    if (text.length > sorter.maxLength) throw limitError(`input is ${text.length} bytes; algorithm ${sorter.name} accepts at most ${sorter.maxLength} bytes`);
+    sa = new Uint32Array(text.length);
+    const heap = new SharedHeap(1 << 16);
+    const executor = createExecutor(heap, 1);
+    const ownGpu = sorter.engine !== "cpu" && options.gpuContext === undefined ? await acquireGpu({ mode: resolveGpuMode(options.gpu), required: true }) : undefined;
+    const gpu = options.gpuContext ?? ownGpu ?? undefined;
+    try {
+      await sorter.build({
+        heap, kernels: executor.kernels, executor, textPtr: 0, n: text.length, saPtr: 0, text, sa, threads: 1,
+        ...(gpu ? { gpu } : {}),
+        onProgress: (f) => options.onProgress?.("sorting", f),
+      });
+    } finally {
+      ownGpu?.release();
+      await executor.close();
+    }
+  } else {
+    sa = suffixArrayLarge(text);
+  }
   const seconds = (performance.now() - t0) / 1000;
   let verdict: Verdict | null = null;
   if (options.verify) {
@@ -288,7 +314,8 @@ export async function buildLarge(text: Uint8Array, options: BuildOptions = {}): 
     verdict = verifyLarge(text, sa);
     if (!verdict.ok) throw failure(`verification failed: ${verdict.message}`);
   }
-  return { sa, algo: "sais", engine: "cpu", seconds, verdict };
+  const name = sorter?.outsideHeap ? sorter.name : "sais";
+  return { sa, algo: name, engine: sorter?.outsideHeap ? sorter.engine : "cpu", seconds, verdict };
 }
 
 function align64(x: number): number {

@@ -5,7 +5,8 @@
 //   --engine cpu|gpu|hybrid    with --algo: NAME must run on that engine (gpu-ls under hybrid
 //                              means gpu-ls-hybrid); a contradiction is a usage error
 //   --engine cpu               AUTO_RANGE rule below
-//   --engine gpu               gpu-spd; gpu-skew for texts that look periodic (TextTraits)
+//   --engine gpu               gpu-spd; gpu-skew for texts that look periodic (TextTraits);
+//                              gpu-dc7 for texts over their binding limit (up to 1 GiB)
 //   --engine hybrid            gpu-ls-hybrid (GPU and CPU workers split every large round)
 //   --engine auto (default)    the CPU below the GPU threshold or without a hardware adapter
 //                              (the software adapter is never chosen); above it, as --engine gpu.
@@ -71,6 +72,8 @@ export const GPU_DEFAULT_ALGO = "gpu-spd";
 /** The algorithm of --engine hybrid (the split is built on gpu-ls's rounds). */
 export const HYBRID_DEFAULT_ALGO = "gpu-ls-hybrid";
 export const GPU_PERIODIC_ALGO = "gpu-skew";
+/** The GPU algorithm for texts over gpuMaxLength: its per-suffix arrays hold 3n/7 entries. */
+export const GPU_LARGE_ALGO = "gpu-dc7";
 /** The hybrid form of each GPU algorithm that has one. */
 const HYBRID_OF: Record<string, string> = { "gpu-ls": "gpu-ls-hybrid" };
 
@@ -111,6 +114,8 @@ export interface EngineRequest {
   gpu: GpuAvailability;
   /** The largest n the GPU's doubling algorithms take on this device (binding limits). */
   gpuMaxLength?: number;
+  /** The largest n GPU_LARGE_ALGO takes on this device (beyond gpuMaxLength). */
+  gpuLargeMaxLength?: number;
 }
 
 export interface EnginePlan {
@@ -162,7 +167,8 @@ export function planEngine(req: EngineRequest): EnginePlan {
   const cpu = cpuAlgorithm(n, threads, req.traits);
   const onCpu = `${cpu} for ${n} bytes on ${threads} thread${threads === 1 ? "" : "s"}`;
   if (engine === "cpu") return { sorter: sorterOf(cpu), reason: `--engine cpu: ${onCpu}`, routable: false };
-  if (engine === "gpu") return { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: "--engine gpu", routable: true };
+  const large = overGpuLimit(req);
+  if (engine === "gpu") return large ?? { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: "--engine gpu", routable: true };
   if (engine === "hybrid") return { sorter: sorterOf(HYBRID_DEFAULT_ALGO), reason: "--engine hybrid", routable: false };
   const threshold = gpuThreshold(n, threads, req.traits);
   if (n < threshold) {
@@ -170,10 +176,18 @@ export function planEngine(req: EngineRequest): EnginePlan {
     return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, below the GPU threshold of ${threshold} bytes${kind}`, routable: false };
   }
   if (req.gpu !== "hardware") return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, no hardware GPU`, routable: false };
+  if (large) return { ...large, reason: `--engine auto: the GPU from ${threshold} bytes; ${large.reason}` };
   if (req.gpuMaxLength !== undefined && n > req.gpuMaxLength) {
     return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, over the GPU's limit of ${req.gpuMaxLength} bytes`, routable: false };
   }
   return { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: `--engine auto: the GPU from ${threshold} bytes (n = ${n})`, routable: true };
+}
+
+/** GPU_LARGE_ALGO when n is over gpuMaxLength and within its own limit on the device. */
+function overGpuLimit(req: EngineRequest): EnginePlan | undefined {
+  const { n, gpuMaxLength, gpuLargeMaxLength } = req;
+  if (gpuMaxLength === undefined || gpuLargeMaxLength === undefined || n <= gpuMaxLength || n > gpuLargeMaxLength) return undefined;
+  return { sorter: sorterOf(GPU_LARGE_ALGO), reason: `${GPU_LARGE_ALGO} over ${GPU_DEFAULT_ALGO}'s limit of ${gpuMaxLength} bytes`, routable: false };
 }
 
 /** A routable plan switches to gpu-skew when the text looks periodic (traits: textTraits / traitsOf). */

@@ -33,6 +33,12 @@ export interface BuildContext {
   n: number;
   /** n u32 slots; the algorithm leaves the suffix array here. */
   saPtr: number;
+  /**
+   * For texts too large for the heap (buildLarge): the text and the SA's n entries outside it;
+   * textPtr and saPtr are then unused. Only sorters with `outsideHeap` read them.
+   */
+  text?: Uint8Array;
+  sa?: Uint32Array;
   threads: number;
   /** Runs kernels over blocks on the engine's workers (heap and kernels are its own). */
   executor: Executor;
@@ -75,6 +81,11 @@ export interface SuffixSorter {
    * allocator instead releases that reservation first (heap.release(saPtr + 4n)).
    */
   scratchBytes(n: number): number;
+  /**
+   * Whether the sorter can take a text held outside the heap (ctx.text, ctx.sa), for inputs whose
+   * text + SA exceed the 4 GiB WebAssembly memory (buildLarge).
+   */
+  readonly outsideHeap?: boolean;
   /** Leaves the SA at ctx.saPtr; returns a note when another algorithm finished the job. */
   build(ctx: BuildContext): Promise<void | HandOver>;
 }

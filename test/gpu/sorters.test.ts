@@ -11,13 +11,15 @@ import { gpuLsSorter } from "../../src/gpu/algorithms/ls.js";
 import { gpuOsipovSorter } from "../../src/gpu/algorithms/osipov.js";
 import { gpuSkewSorter } from "../../src/gpu/algorithms/skew.js";
 import { gpuSpdSorter } from "../../src/gpu/algorithms/spd.js";
+import { gpuDc7Sorter } from "../../src/gpu/algorithms/dc7.js";
+import { buildLarge } from "../../src/engine/build.js";
 import { SEGSORT_TILE } from "../../src/gpu/primitives/segmented-sort.js";
 import { WORKGROUP_SIZE } from "../../src/gpu/kernels.js";
 import { firstDifference, hardFamilies, naiveSuffixArray, randomText } from "../support/inputs.js";
 import { saisWasm } from "../support/sais-runner.js";
 import { gpuIt } from "./support.js";
 
-const SORTERS: SuffixSorter[] = [gpuOsipovSorter, gpuLsSorter, gpuSkewSorter, gpuSpdSorter];
+const SORTERS: SuffixSorter[] = [gpuOsipovSorter, gpuLsSorter, gpuSkewSorter, gpuSpdSorter, gpuDc7Sorter];
 
 /** Runs `sorter` the way the engine does: text and SA in one shared heap, the device in ctx.gpu. */
 async function gpuSuffixArray(gpu: GpuContext | undefined, sorter: SuffixSorter, text: Uint8Array): Promise<Uint32Array> {
@@ -74,7 +76,7 @@ for (const sorter of SORTERS) {
       }
     });
 
-    if (sorter.name === "gpu-ls" || sorter.name === "gpu-spd") {
+    if (sorter.name === "gpu-ls" || sorter.name === "gpu-spd" || sorter.name === "gpu-dc7") {
       gpuIt("large groups radix-sorted apart (threshold lowered to 8, no live rounds)", async (gpu) => {
         process.env.SUFSORT_GPU_TUNE = "ls.largeGroup=8,doubling.liveMax=0";
         try {
@@ -107,6 +109,28 @@ for (const sorter of SORTERS) {
           await expectLikeSais(gpu, sorter, text, "random sigma 4 with a repeat");
         } finally {
           delete process.env.SUFSORT_GPU_TUNE;
+        }
+      });
+    }
+
+    if (sorter.name === "gpu-dc7") {
+      gpuIt("runs longer than a window: merges read and write two windows (window lowered to 1024), spent buffers destroyed between phases", async (gpu) => {
+        process.env.SUFSORT_GPU_TUNE = "dc7.window=1024,dc7.lean=1";
+        try {
+          // 3000 bytes: the sample (~1286) and the non-sample run (~1714) span two windows, the SA three
+          for (const [name, text] of hardFamilies(3000, 9)) await expectLikeSais(gpu, sorter, text, name);
+          for (const sigma of [2, 4, 256]) await expectLikeSais(gpu, sorter, randomText(3500, sigma, 11), `random sigma ${sigma}`);
+        } finally {
+          delete process.env.SUFSORT_GPU_TUNE;
+        }
+      });
+
+      gpuIt("texts outside the heap (buildLarge: ctx.text and ctx.sa), verified", async (gpu) => {
+        for (const text of [new Uint8Array(0), Uint8Array.of(7), randomText(5000, 4, 12), ...hardFamilies(2000, 10).map(([, t]) => t)]) {
+          const result = await buildLarge(text, { verify: true, gpuContext: gpu }, sorter);
+          expect(result.algo).toBe("gpu-dc7");
+          expect(result.verdict).toEqual({ ok: true });
+          expect(firstDifference(result.sa, text.length < 2000 ? naiveSuffixArray(text) : saisWasm(text).sa)).toBe(-1);
         }
       });
     }
@@ -160,8 +184,10 @@ describe("GPU length limits", () => {
     expect(sizeClass(4 * (most + 3))).toBeLessThanOrEqual(gpu.maxBindingBytes);
     expect(sizeClass(4 * (most + 4))).toBeGreaterThan(gpu.maxBindingBytes);
     // A fake heap view is enough: the length check runs before anything is read.
-    const n = maxPooledLength(gpu) + 1; // over the limit of every sorter (skew's is 3 lower)
+    const { maxDc7Length } = await import("../../src/gpu/algorithms/dc7.js");
     for (const sorter of SORTERS) {
+      // over the limit of every sorter (skew's is 3 lower; gpu-dc7's sample is 3n/7)
+      const n = sorter === gpuDc7Sorter ? maxDc7Length(gpu) + 1 : maxPooledLength(gpu) + 1;
       const ctx = { heap: null as never, kernels: null as never, executor: null as never, textPtr: 0, n, saPtr: 0, threads: 1, gpu };
       await expect(sorter.build(ctx)).rejects.toThrow(/accepts at most/);
     }

@@ -81,10 +81,11 @@ Options:
       if (selection.gpu) options.gpuContext = selection.gpu;
       const sorter = plan.sorter;
       if (usesLargePath(size, sorter)) {
-        // beyond the WebAssembly memory: the text in a plain buffer, SA-IS in TypeScript
+        // beyond the WebAssembly memory: the text in a plain buffer, SA-IS in TypeScript or a
+        // sorter that takes it there (gpu-dc7)
         const text = new Uint8Array(size);
         readInto(fd, text, input);
-        load = () => buildLarge(text, options);
+        load = () => buildLarge(text, options, sorter);
       } else {
         // the file goes straight into the shared heap: the text is never copied
         const placed = placeText(size, sorter, threads);

@@ -63,11 +63,14 @@ export interface PackedKeyTargets {
 }
 
 /**
- * Writes keys for every suffix ("all": entries i = suffix i) or for the skew sample ("sample":
- * entry k = its k-th position, n0 = (n + 2) / 3), with suffixes[k] and positions[k] = k.
+ * Writes keys for every suffix ("all": entries i = suffix i), for the skew sample ("sample":
+ * entry k = its k-th position, n0 = (n + 2) / 3), with suffixes[k] and positions[k] = k, or for
+ * the difference-cover-7 sample ("dc7": entry k of the reduced string whose classes 2 and 4 start
+ * at `starts`; suffixes[k] = positions[k] = k).
  */
-export function encodePackedKeys(batch: GpuBatch, plan: PackedKeyPlan, which: "all" | "sample", count: number, n: number, b: PackedKeyTargets): void {
-  const pipe = pipeline(batch.ctx, { file: "sa_packed.wgsl", entry: which === "all" ? "keys_all" : "keys_sample", constants: { WORDS_PER_THREAD: ALPHABET_WORDS_PER_THREAD } });
-  const params = [count, n, Math.floor((n + 2) / 3), plan.chars, plan.charBits, plan.lenBits, 0, 0];
+export function encodePackedKeys(batch: GpuBatch, plan: PackedKeyPlan, which: "all" | "sample" | "dc7", count: number, n: number, b: PackedKeyTargets, starts: [number, number] = [0, 0]): void {
+  const entry = { all: "keys_all", sample: "keys_sample", dc7: "keys_dc7" }[which];
+  const pipe = pipeline(batch.ctx, { file: "sa_packed.wgsl", entry, constants: { WORDS_PER_THREAD: ALPHABET_WORDS_PER_THREAD } });
+  const params = [count, n, Math.floor((n + 2) / 3), plan.chars, plan.charBits, plan.lenBits, ...starts];
   batch.dispatch(pipe, params, [b.text, undefined, plan.code, b.suffixes, b.positions, b.keyLow, b.keyHigh], Math.ceil(count / WORKGROUP_SIZE));
 }

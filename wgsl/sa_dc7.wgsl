@@ -1,0 +1,214 @@
+// Steps of the difference-cover-7 sorter (src/gpu/algorithms/dc7.ts), for texts whose per-suffix
+// arrays do not fit one storage binding.
+//
+// Vocabulary. The cover is D = {1, 2, 4}: for any residues a, b mod 7 some l < 7 has (a + l) mod 7
+// and (b + l) mod 7 both in D. The sample is the positions q <= n with q mod 7 in D, laid out as
+// the reduced string R: first the positions 1, 8, 15, ... (class 1), then class 2 from start2,
+// then class 4 from start4. Each class ends at its first position past n - 7, whose key is unique,
+// so no comparison of R's suffixes runs from one class into the next. isa[k] is the final slot of
+// R's suffix k among the sample; rank(q) = isa[index of q]. A non-sample suffix i of residue r is
+// sorted by its first k_r characters and rank(i + k_r), the first sample position after it.
+
+struct Params {
+  count: u32,     // elements of this dispatch (merge: entries of A)
+  n: u32,         // text length
+  start2: u32,    // R index of class 2's first position
+  start4: u32,    // R index of class 4's first position
+  residue: u32,   // class_keys: the class r; sample_order: slots to skip (the empty suffix)
+  rank_bits: u32, // class_keys: bits of a rank
+  char_bits: u32, // class_keys: bits per character code (code + 1; 0 past the end)
+  wa: u32,        // merge: entries of A in window a0 (the rest are in a1)
+  nb: u32,        // merge: entries of B
+  wb: u32,        // merge: entries of B in window b0
+  first: u32,     // merge: the first output this dispatch writes
+  end: u32,       // merge: one past the last output this dispatch writes
+  out_base: u32,  // merge: the output index that out[0] holds
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> text: array<u32>;
+@group(0) @binding(2) var<storage, read> isa: array<u32>;
+@group(0) @binding(3) var<storage, read> code: array<u32>;
+// class_keys
+@group(0) @binding(4) var<storage, read_write> values: array<u32>;
+@group(0) @binding(5) var<storage, read_write> key_low: array<u32>;
+@group(0) @binding(6) var<storage, read_write> key_high: array<u32>;
+// merge (read-only, so that one buffer may stand in for an unused window)
+@group(0) @binding(4) var<storage, read> a0: array<u32>;
+@group(0) @binding(5) var<storage, read> a1: array<u32>;
+@group(0) @binding(6) var<storage, read> b0: array<u32>;
+@group(0) @binding(7) var<storage, read> b1: array<u32>;
+@group(0) @binding(8) var<storage, read_write> out: array<u32>;
+
+fn element(lid: u32, wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+  return flat_group(wid, nwg) * WG + lid;
+}
+
+fn text_byte(j: u32) -> u32 {
+  return (text[j >> 2u] >> ((j & 3u) * 8u)) & 0xffu;
+}
+
+// Whether residue x (0 .. 6) is in D = {1, 2, 4}.
+fn in_cover(x: u32) -> bool {
+  return ((0x16u >> x) & 1u) != 0u;
+}
+
+// The text position of R's entry k.
+fn sample_position(k: u32) -> u32 {
+  if (k < params.start2) {
+    return 7u * k + 1u;
+  }
+  if (k < params.start4) {
+    return 7u * (k - params.start2) + 2u;
+  }
+  return 7u * (k - params.start4) + 4u;
+}
+
+// The slot of sample position q (q <= n, q mod 7 in D) among the sorted sample.
+fn rank(q: u32) -> u32 {
+  let c = q % 7u;
+  var k = q / 7u;
+  if (c == 2u) {
+    k += params.start2;
+  } else if (c == 4u) {
+    k += params.start4;
+  }
+  return isa[k];
+}
+
+// out[slot - skip] = the sample position in that slot (slots below skip: the empty suffix).
+@compute @workgroup_size(WG)
+fn sample_order(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let k = element(lid, wid, nwg);
+  if (k >= params.count) {
+    return;
+  }
+  let slot = isa[k];
+  if (slot >= params.residue) {
+    out[slot - params.residue] = sample_position(k);
+  }
+}
+
+// Class r's entry k is i = r + 7k: values[k] = i, (key_low[k], key_high[k]) = the (low, high) words of
+// (codes of t[i .. i + k_r), rank(i + k_r)), codes most significant first, the rank in the low
+// rank_bits. A suffix that ends within k_r characters has a code 0 where it ends (unique to it), and
+// rank 0.
+@compute @workgroup_size(WG)
+fn class_keys(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let k = element(lid, wid, nwg);
+  if (k >= params.count) {
+    return;
+  }
+  let r = params.residue;
+  let i = r + 7u * k;
+  var ahead = 1u; // residues 0 and 3
+  if (r == 5u) {
+    ahead = 3u;
+  } else if (r == 6u) {
+    ahead = 2u;
+  }
+  var chars = 0u;
+  for (var j = 0u; j < ahead; j++) {
+    var c = 0u;
+    if (i + j < params.n) {
+      c = code[text_byte(i + j)] + 1u;
+    }
+    chars = (chars << params.char_bits) | c;
+  }
+  var rank_after = 0u;
+  if (i + ahead <= params.n) {
+    rank_after = rank(i + ahead);
+  }
+  let rb = params.rank_bits; // 1 .. 31
+  values[k] = i;
+  key_low[k] = rank_after | (chars << rb);
+  key_high[k] = chars >> (32u - rb);
+}
+
+// Whether suffix i precedes suffix j (i != j): their first l characters, then the ranks at i + l
+// and j + l, where l is the smallest offset that lands both in the cover.
+fn before(i: u32, j: u32) -> bool {
+  let a = i % 7u;
+  let b = j % 7u;
+  var l = 0u;
+  while (!(in_cover((a + l) % 7u) && in_cover((b + l) % 7u))) {
+    l += 1u;
+  }
+  for (var d = 0u; d < l; d++) {
+    let ci = select(0u, text_byte(i + d) + 1u, i + d < params.n);
+    let cj = select(0u, text_byte(j + d) + 1u, j + d < params.n);
+    if (ci != cj) {
+      return ci < cj;
+    }
+  }
+  // both are still inside the text (an end would have decided), so i + l and j + l <= n
+  return rank(i + l) < rank(j + l);
+}
+
+// A and B, each held in two windows (a0 then a1; b0 then b1), for runs longer than one binding.
+fn a_at(k: u32) -> u32 {
+  if (k < params.wa) {
+    return a0[k];
+  }
+  return a1[k - params.wa];
+}
+
+fn b_at(k: u32) -> u32 {
+  if (k < params.wb) {
+    return b0[k];
+  }
+  return b1[k - params.wb];
+}
+
+// Merge path over the sorted runs A (count entries) and B (nb): each invocation finds where its
+// ITEMS outputs start (binary search along its diagonal) and writes them. A dispatch writes the
+// outputs [first, end) into out, whose index 0 is output out_base.
+@compute @workgroup_size(WG)
+fn merge(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let na = params.count;
+  let nb = params.nb;
+  let diag = params.first + element(lid, wid, nwg) * ITEMS;
+  if (diag >= params.end) {
+    return;
+  }
+  var lo = select(0u, diag - nb, diag > nb);
+  var hi = min(diag, na);
+  while (lo < hi) {
+    let mid = (lo + hi) >> 1u;
+    if (before(a_at(mid), b_at(diag - 1u - mid))) {
+      lo = mid + 1u;
+    } else {
+      hi = mid;
+    }
+  }
+  var ia = lo;
+  var ib = diag - lo;
+  var next_a = 0u;
+  var next_b = 0u;
+  if (ia < na) {
+    next_a = a_at(ia);
+  }
+  if (ib < nb) {
+    next_b = b_at(ib);
+  }
+  let end = min(diag + ITEMS, params.end);
+  for (var o = diag; o < end; o++) {
+    let take_a = ib >= nb || (ia < na && before(next_a, next_b));
+    if (take_a) {
+      out[o - params.out_base] = next_a;
+      ia += 1u;
+      if (ia < na) {
+        next_a = a_at(ia);
+      }
+    } else {
+      out[o - params.out_base] = next_b;
+      ib += 1u;
+      if (ib < nb) {
+        next_b = b_at(ib);
+      }
+    }
+  }
+}

@@ -51,11 +51,6 @@ fn text_byte(j: u32) -> u32 {
   return (text[j >> 2u] >> ((j & 3u) * 8u)) & 0xffu;
 }
 
-// Whether residue x (0 .. 6) is in D = {1, 2, 4}.
-fn in_cover(x: u32) -> bool {
-  return ((0x16u >> x) & 1u) != 0u;
-}
-
 // The text position of R's entry k.
 fn sample_position(k: u32) -> u32 {
   if (k < params.start2) {
@@ -128,23 +123,51 @@ fn class_keys(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) 
   key_high[k] = chars >> (32u - rb);
 }
 
-// Whether suffix i precedes suffix j (i != j): their first l characters, then the ranks at i + l
-// and j + l, where l is the smallest offset that lands both in the cover.
-fn before(i: u32, j: u32) -> bool {
-  let a = i % 7u;
-  let b = j % 7u;
-  var l = 0u;
-  while (!(in_cover((a + l) % 7u) && in_cover((b + l) % 7u))) {
-    l += 1u;
+// COVER_OFFSET[7a + b]: the smallest l with (a + l) mod 7 and (b + l) mod 7 both in D.
+var<private> COVER_OFFSET: array<u32, 49> = array<u32, 49>(
+  1u, 1u, 2u, 1u, 4u, 4u, 2u, 1u, 0u, 0u, 1u, 0u, 3u, 3u, 2u, 0u, 0u, 6u, 0u, 6u, 2u, 1u, 1u, 6u, 1u,
+  5u, 6u, 5u, 4u, 0u, 0u, 5u, 0u, 4u, 5u, 4u, 3u, 6u, 6u, 4u, 3u, 3u, 2u, 3u, 2u, 5u, 5u, 3u, 2u);
+
+// Text bytes i .. i + 7, little-endian in (low, high); bytes past the text are whatever is there.
+fn bytes_at(i: u32) -> vec2<u32> {
+  let w = i >> 2u;
+  let s = (i & 3u) * 8u;
+  let a = text[w];
+  let b = text[w + 1u];
+  if (s == 0u) {
+    return vec2<u32>(a, b);
   }
-  for (var d = 0u; d < l; d++) {
-    let ci = select(0u, text_byte(i + d) + 1u, i + d < params.n);
-    let cj = select(0u, text_byte(j + d) + 1u, j + d < params.n);
-    if (ci != cj) {
-      return ci < cj;
+  let c = text[w + 2u];
+  return vec2<u32>((a >> s) | (b << (32u - s)), (b >> s) | (c << (32u - s)));
+}
+
+// Whether suffix i precedes suffix j (i != j): their first l characters, then the ranks at i + l
+// and j + l, where l (< 7) is the offset that lands both in the cover.
+fn before(i: u32, j: u32) -> bool {
+  let l = COVER_OFFSET[7u * (i % 7u) + j % 7u];
+  // the first k bytes lie inside the text for both
+  let k = min(l, min(params.n - i, params.n - j));
+  if (k > 0u) {
+    let x = bytes_at(i);
+    let y = bytes_at(j);
+    let low_mask = select((1u << (8u * k)) - 1u, 0xffffffffu, k >= 4u);
+    let high_mask = select(0u, (1u << (8u * (k - 4u))) - 1u, k > 4u);
+    let low = (x.x ^ y.x) & low_mask;
+    let high = (x.y ^ y.y) & high_mask;
+    if (low != 0u) {
+      let at = (countTrailingZeros(low) >> 3u) * 8u;
+      return ((x.x >> at) & 0xffu) < ((y.x >> at) & 0xffu);
+    }
+    if (high != 0u) {
+      let at = (countTrailingZeros(high) >> 3u) * 8u;
+      return ((x.y >> at) & 0xffu) < ((y.y >> at) & 0xffu);
     }
   }
-  // both are still inside the text (an end would have decided), so i + l and j + l <= n
+  if (k < l) {
+    // equal up to where one of them ends: the one that ended is the smaller
+    return params.n - i == k;
+  }
+  // both go on past l characters, so i + l and j + l <= n
   return rank(i + l) < rank(j + l);
 }
 

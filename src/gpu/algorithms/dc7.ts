@@ -25,7 +25,6 @@ import { GpuBatch, pipeline, tuned, WORKGROUP_SIZE, type Binding } from "../kern
 import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs, encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
 import { bitsFor } from "./bits.js";
-import { maxSkewLength } from "./skew.js";
 import { dispatchLine, refineGroups, type DoublingBuffers } from "./doubling.js";
 import { deliverSuffixArray, downloadSuffixArray, maxPooledLength, requireGpu, uploadText } from "./io.js";
 import { larssonSadakane } from "./ls.js";
@@ -35,8 +34,12 @@ import { refineByPairs } from "./spd.js";
 /** Longest text: its SA (4n bytes) must fit one JavaScript typed array. */
 export const DC7_MAX_LENGTH = 2 ** 30;
 
-/** Outputs per merge invocation (after one binary search). */
-const MERGE_ITEMS = 16;
+/** Outputs per merge invocation (after one binary search; "dc7.mergeItems" overrides it). */
+const MERGE_ITEMS = 32;
+
+/** Texts longer than this run lean (see build). Up to it a build holds at most ~60 bytes of GPU
+ * memory per input byte (H100, bench/gpu-scaling.mjs), 32 GB at 512 MiB. */
+const LEAN_FROM = 2 ** 29;
 
 /** The cover's residues in R's order, and the other residues with the distance to the cover. */
 const COVER = [1, 2, 4] as const;
@@ -124,15 +127,22 @@ export const gpuDc7Sorter: SuffixSorter = {
       held.push(buffer);
       return buffer;
     };
-    // Texts only gpu-dc7 takes give spent buffers back to the device between phases, so that no
-    // phase holds what an earlier one needed ("dc7.lean=1" forces it for tests): on the H100 a
-    // 1 GiB text ran out of its 80 GB when the pool kept them.
-    const lean = tuned("dc7.lean", n > maxSkewLength(gpu) ? 1 : 0) === 1;
-    const giveBack = (spent: GPUBuffer[]) => {
+    const mergeItems = tuned("dc7.mergeItems", MERGE_ITEMS);
+    // Texts over LEAN_FROM give idle buffers back to the device after every doubling round and
+    // between phases, so that no phase holds what an earlier one needed ("dc7.lean=1" forces it
+    // for tests). On the H100 a 1 GiB text ran out of its 80 GB when the pool kept them; Dawn
+    // frees a destroyed buffer's memory only once the queue is idle, hence the waits.
+    const lean = tuned("dc7.lean", n > LEAN_FROM ? 1 : 0) === 1;
+    const trim = async () => {
+      if (!lean) return;
+      pool.trim();
+      await gpu.finish();
+    };
+    const giveBack = async (spent: GPUBuffer[]) => {
       for (const buffer of spent) pool.release(buffer);
       held = held.filter((buffer) => !spent.includes(buffer));
       pool.afterSubmit();
-      if (lean) pool.trim();
+      await trim();
     };
     // runs of any length: pooled while one binding holds their size class, else a buffer of their own
     const runBuffer = (count: number, label: string) => {
@@ -171,14 +181,15 @@ export const gpuDc7Sorter: SuffixSorter = {
         refine: refineByPairs,
         live: larssonSadakane.live,
         onProgress: ctx.onProgress,
+        afterRound: trim,
       });
-      giveBack([spent.suffixes, spent.positions, spent.flags, spent.aux, spent.groupEnd]);
+      await giveBack([spent.suffixes, spent.positions, spent.flags, spent.aux, spent.groupEnd]);
 
       // isa[k] is now the slot of R's suffix k: the sample in slot order, and the four classes
       const isa = buffers.isa;
       const batch = new GpuBatch(gpu, "gpu-dc7 classes and merges", profiling);
       const dc7 = (entry: string, groups: number, params: number[], bindings: (Binding | undefined)[]) => {
-        const pipe = pipeline(gpu, { file: "sa_dc7.wgsl", entry, constants: { ITEMS: MERGE_ITEMS } });
+        const pipe = pipeline(gpu, { file: "sa_dc7.wgsl", entry, constants: { ITEMS: mergeItems } });
         const words = [...params, ...new Array(16 - params.length).fill(0)];
         batch.dispatch(pipe, words, bindings, groups);
       };
@@ -211,9 +222,9 @@ export const gpuDc7Sorter: SuffixSorter = {
           const hi = Math.min(to, w + window);
           if (hi <= lo) continue;
           const size = Math.min(window, total - w) * 4;
-          const pipe = pipeline(gpu, { file: "sa_dc7.wgsl", entry: "merge", constants: { ITEMS: MERGE_ITEMS } });
+          const pipe = pipeline(gpu, { file: "sa_dc7.wgsl", entry: "merge", constants: { ITEMS: mergeItems } });
           const params = [a.n, ...base, 0, 0, 0, wa, b.n, wb, lo, hi, w, 0, 0, 0];
-          into.dispatch(pipe, params, [text, isa, undefined, a0, a1, b0, b1, { buffer: out, offset: w * 4, size }], Math.ceil((hi - lo) / (MERGE_ITEMS * WORKGROUP_SIZE)));
+          into.dispatch(pipe, params, [text, isa, undefined, a0, a1, b0, b1, { buffer: out, offset: w * 4, size }], Math.ceil((hi - lo) / (mergeItems * WORKGROUP_SIZE)));
         }
       };
       const merged = (a: Run, b: Run, label: string): Run => {
@@ -225,7 +236,7 @@ export const gpuDc7Sorter: SuffixSorter = {
       const pairs = [merged(c0, c3, "classes 0+3"), merged(c5, c6, "classes 5+6")];
       const others = merged(pairs[0], pairs[1], "non-sample");
       batch.submit();
-      giveBack([buffers.keyLow, buffers.keyHigh, ...classes.map((run) => run.buffer), ...pairs.map((run) => run.buffer)].filter((buffer) => held.includes(buffer)));
+      await giveBack([buffers.keyLow, buffers.keyHigh, ...classes.map((run) => run.buffer), ...pairs.map((run) => run.buffer)].filter((buffer) => held.includes(buffer)));
       if (profiling) {
         const start = performance.now();
         await gpu.finish();

@@ -169,6 +169,8 @@ export interface Refinement {
   /** Whether refine can run live rounds (RoundState.live): it must leave the padding alone. */
   live?: boolean;
   onProgress?: (fraction: number) => void;
+  /** Called after each round whose count was read back (the GPU is idle then). */
+  afterRound?: () => Promise<void>;
 }
 
 /**
@@ -252,6 +254,7 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
       } else {
         const active = m;
         [m, large, longest] = await readU32(gpu, count, 3);
+        await job.afterRound?.();
         if (profile) {
           const gpuNs = await state.batch.gpuNanoseconds();
           profile(`round h=${h}: ${active} active (${state.large} in large groups), ${m} left, ${longestGroup(longest)}; encode ${encodeMs.toFixed(2)} ms, GPU ${gpuNs === undefined ? "?" : (gpuNs / 1e6).toFixed(2)} ms${dispatchLine(await state.batch.dispatchNanoseconds())}`);

@@ -186,52 +186,30 @@ fn b_at(k: u32) -> u32 {
   return b1[k - params.wb];
 }
 
-// Merge path over the sorted runs A (count entries) and B (nb): each invocation finds where its
-// ITEMS outputs start (binary search along its diagonal) and writes them. A dispatch writes the
-// outputs [first, end) into out, whose index 0 is output out_base.
+fn merge_a(k: u32) -> u32 {
+  return a_at(k);
+}
+
+fn merge_b(k: u32) -> u32 {
+  return b_at(k);
+}
+
+fn merge_before(x: u32, y: u32) -> bool {
+  return before(x, y);
+}
+
+fn merge_emit(o: u32, x: u32) {
+  out[o - params.out_base] = x;
+}
+
+// Merge path over the sorted runs A (count entries) and B (nb) (lib/merge_path_global.wgsl): each
+// invocation writes ITEMS outputs. A dispatch writes the outputs [first, end) into out, whose index
+// 0 is output out_base.
 @compute @workgroup_size(WG)
 fn merge(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let na = params.count;
-  let nb = params.nb;
   let diag = params.first + element(lid, wid, nwg) * ITEMS;
   if (diag >= params.end) {
     return;
   }
-  var lo = select(0u, diag - nb, diag > nb);
-  var hi = min(diag, na);
-  while (lo < hi) {
-    let mid = (lo + hi) >> 1u;
-    if (before(a_at(mid), b_at(diag - 1u - mid))) {
-      lo = mid + 1u;
-    } else {
-      hi = mid;
-    }
-  }
-  var ia = lo;
-  var ib = diag - lo;
-  var next_a = 0u;
-  var next_b = 0u;
-  if (ia < na) {
-    next_a = a_at(ia);
-  }
-  if (ib < nb) {
-    next_b = b_at(ib);
-  }
-  let end = min(diag + ITEMS, params.end);
-  for (var o = diag; o < end; o++) {
-    let take_a = ib >= nb || (ia < na && before(next_a, next_b));
-    if (take_a) {
-      out[o - params.out_base] = next_a;
-      ia += 1u;
-      if (ia < na) {
-        next_a = a_at(ia);
-      }
-    } else {
-      out[o - params.out_base] = next_b;
-      ib += 1u;
-      if (ib < nb) {
-        next_b = b_at(ib);
-      }
-    }
-  }
+  merge_outputs(diag, min(diag + ITEMS, params.end), params.count, params.nb);
 }

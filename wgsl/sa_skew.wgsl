@@ -201,41 +201,30 @@ fn mod0_before(i: u32, j: u32) -> bool {
   return rank[i + 2u] < rank[j + 2u];
 }
 
-// Merge path over SA0 (na = count) and SA12[skip .. skip + nb): each invocation finds where its
-// ITEMS outputs start (binary search on its diagonal) and merges them into aux. A dispatch writes
-// the outputs [first, end) only, so that the SA can be read back in pieces as they are merged.
+fn merge_a(k: u32) -> u32 {
+  return sa0[k];
+}
+
+fn merge_b(k: u32) -> u32 {
+  return sa12[params.skip + k];
+}
+
+fn merge_before(i: u32, j: u32) -> bool {
+  return mod0_before(i, j);
+}
+
+fn merge_emit(o: u32, x: u32) {
+  aux[o] = x;
+}
+
+// Merge path over SA0 (na = count) and SA12[skip .. skip + nb) (lib/merge_path_global.wgsl): each
+// invocation writes ITEMS outputs into aux. A dispatch writes the outputs [first, end) only, so
+// that the SA can be read back in pieces as they are merged.
 @compute @workgroup_size(WG)
 fn merge(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let na = params.count;
-  let nb = params.nb;
   let diag = params.first + element(lid, wid, nwg) * ITEMS;
   if (diag >= params.end) {
     return;
   }
-  var lo = select(0u, diag - nb, diag > nb);
-  var hi = min(diag, na);
-  while (lo < hi) {
-    let mid = (lo + hi) >> 1u;
-    if (mod0_before(sa0[mid], sa12[params.skip + diag - 1u - mid])) {
-      lo = mid + 1u;
-    } else {
-      hi = mid;
-    }
-  }
-  var ia = lo;
-  var ib = diag - lo;
-  let end = min(diag + ITEMS, params.end);
-  for (var out = diag; out < end; out++) {
-    var take_a = ib >= nb;
-    if (!take_a && ia < na) {
-      take_a = mod0_before(sa0[ia], sa12[params.skip + ib]);
-    }
-    if (take_a) {
-      aux[out] = sa0[ia];
-      ia += 1u;
-    } else {
-      aux[out] = sa12[params.skip + ib];
-      ib += 1u;
-    }
-  }
+  merge_outputs(diag, min(diag + ITEMS, params.end), params.count, params.nb);
 }

@@ -189,7 +189,7 @@ export const gpuDc7Sorter: SuffixSorter = {
       const isa = buffers.isa;
       const batch = new GpuBatch(gpu, "gpu-dc7 classes and merges", profiling);
       const dc7 = (entry: string, groups: number, params: number[], bindings: (Binding | undefined)[]) => {
-        const pipe = pipeline(gpu, { file: "sa_dc7.wgsl", entry, constants: { ITEMS: mergeItems } });
+        const pipe = pipeline(gpu, { file: "sa_dc7.wgsl", entry, constants: { ITEMS: mergeItems }, libs: ["merge_path_global"] });
         const words = [...params, ...new Array(16 - params.length).fill(0)];
         batch.dispatch(pipe, words, bindings, groups);
       };
@@ -222,7 +222,7 @@ export const gpuDc7Sorter: SuffixSorter = {
           const hi = Math.min(to, w + window);
           if (hi <= lo) continue;
           const size = Math.min(window, total - w) * 4;
-          const pipe = pipeline(gpu, { file: "sa_dc7.wgsl", entry: "merge", constants: { ITEMS: mergeItems } });
+          const pipe = pipeline(gpu, { file: "sa_dc7.wgsl", entry: "merge", constants: { ITEMS: mergeItems }, libs: ["merge_path_global"] });
           const params = [a.n, ...base, 0, 0, 0, wa, b.n, wb, lo, hi, w, 0, 0, 0];
           into.dispatch(pipe, params, [text, isa, undefined, a0, a1, b0, b1, { buffer: out, offset: w * 4, size }], Math.ceil((hi - lo) / (mergeItems * WORKGROUP_SIZE)));
         }

@@ -65,7 +65,7 @@ export interface SkewBuffers {
 export function skewStep(batch: GpuBatch, entry: string, count: number, level: SkewLevel, bits: number, use: SkewBuffers, extra: { nb?: number; outputs?: [number, number] } = {}): void {
   const order: (keyof SkewBuffers)[] = ["bytes", "t", "rank", "sa12", "keyLow", "keyHigh", "aux", "sa0"];
   const items = tuned("skew.mergeItems", MERGE_ITEMS);
-  const pipe = pipeline(batch.ctx, { file: "sa_skew.wgsl", entry, constants: { ITEMS: items } });
+  const pipe = pipeline(batch.ctx, { file: "sa_skew.wgsl", entry, constants: { ITEMS: items }, libs: ["merge_path_global"] });
   const [first, end] = extra.outputs ?? [0, count + (extra.nb ?? 0)];
   const params = [count, level.n, level.n0, bits, level.skip, extra.nb ?? 0, first, end];
   // the merge covers outputs [first, end), ITEMS per invocation; reduced_text also writes 3 pads

@@ -19,10 +19,6 @@ struct Params {
 @group(0) @binding(2) var<storage, read> sa: array<u32>;
 @group(0) @binding(3) var<storage, read_write> out: array<u32>;
 
-fn element(lid: u32, wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-  return flat_group(wid, nwg) * WG + lid;
-}
-
 fn text_byte(j: u32) -> u32 {
   return (text[j >> 2u] >> ((j & 3u) * 8u)) & 0xffu;
 }

@@ -40,10 +40,6 @@ struct Params {
 // prepended by the host (src/gpu/apps/fm-search.ts).
 const ABSENT: u32 = 0xffffffffu;
 
-fn element(lid: u32, wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-  return flat_group(wid, nwg) * WG + lid;
-}
-
 fn pattern_byte(j: u32) -> u32 {
   return (patterns[j >> 2u] >> ((j & 3u) * 8u)) & 0xffu;
 }

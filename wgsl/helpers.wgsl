@@ -17,10 +17,6 @@ struct Params {
 @group(0) @binding(6) var<storage, read> source2: array<u32>;
 @group(0) @binding(7) var<storage, read_write> destination2: array<u32>;
 
-fn element(lid: u32, wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-  return flat_group(wid, nwg) * WG + lid;
-}
-
 // destination[i] = start + step * i
 @compute @workgroup_size(WG)
 fn iota(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {

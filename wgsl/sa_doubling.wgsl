@@ -37,10 +37,6 @@ struct Params {
 @group(0) @binding(11) var<storage, read_write> large_index: array<u32>;
 @group(0) @binding(12) var<storage, read> scan: array<u32>;
 
-fn element(lid: u32, wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-  return flat_group(wid, nwg) * WG + lid;
-}
-
 // Byte j of the text, 0 past its end (the caller adds the length byte that tells the two apart).
 fn text_byte(j: u32) -> u32 {
   if (j >= params.n) {

@@ -26,10 +26,6 @@ struct Params {
 // Marks a group's first member (in mark and in cpu_index); entry indices stay below 2^31.
 const HEAD_BIT: u32 = 0x80000000u;
 
-fn element(lid: u32, wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-  return flat_group(wid, nwg) * WG + lid;
-}
-
 // mark[k] = for a member of a group of at most params.small suffixes: how many of the group's
 // members are at k or after it (HEAD_BIT added at the group's first member); 0 for other groups.
 @compute @workgroup_size(WG)

@@ -27,10 +27,6 @@ struct Params {
 
 var<workgroup> seen: array<atomic<u32>, 8>;
 
-fn element(lid: u32, wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-  return flat_group(wid, nwg) * WG + lid;
-}
-
 // mask bit b is set when byte b occurs (count = text words; bytes past n are not looked at).
 @compute @workgroup_size(WG)
 fn alphabet(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {

@@ -26,10 +26,6 @@ struct Params {
 @group(0) @binding(7) var<storage, read_write> aux: array<u32>;
 @group(0) @binding(8) var<storage, read_write> sa0: array<u32>;
 
-fn element(lid: u32, wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-  return flat_group(wid, nwg) * WG + lid;
-}
-
 fn sample_position(k: u32) -> u32 {
   if (k < params.n0) {
     return 3u * k + 1u;

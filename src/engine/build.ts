@@ -139,9 +139,8 @@ export async function buildPlaced(placed: PlacedText, options: BuildOptions = {}
   const { heap, kernels, executor, textPtr, n, sorter } = placed;
   if (options.consumeDeviceSuffixArray && options.verify) throw new Error("sufsort: a build that hands its SA to a consumer cannot verify it");
   const saPtr = heap.alloc(4 * n + sorter.scratchBytes(n), 64);
-  // A GPU algorithm gets the caller's device, or one acquired (and released) for this build alone.
-  const ownGpu = sorter.engine !== "cpu" && options.gpuContext === undefined ? await acquireGpu({ mode: resolveGpuMode(options.gpu), required: true }) : undefined;
-  const gpu = options.gpuContext ?? ownGpu ?? undefined;
+  const ownGpu = await ownDevice(sorter, options);
+  const gpu = options.gpuContext ?? ownGpu;
   options.onProgress?.("sorting", 0);
   const t0 = performance.now();
   let handOver;
@@ -286,16 +285,17 @@ export async function buildLarge(text: Uint8Array, options: BuildOptions = {}, s
   checkLength(text.length);
   options.onProgress?.("sorting", 0);
   const t0 = performance.now();
+  const outside = sorter?.outsideHeap ? sorter : undefined;
   let sa: Uint32Array;
-  if (sorter?.outsideHeap) {
-    if (text.length > sorter.maxLength) throw limitError(`input is ${text.length} bytes; algorithm ${sorter.name} accepts at most ${sorter.maxLength} bytes`);
+  if (outside) {
+    if (text.length > outside.maxLength) throw limitError(`input is ${text.length} bytes; algorithm ${outside.name} accepts at most ${outside.maxLength} bytes`);
     sa = new Uint32Array(text.length);
     const heap = new SharedHeap(1 << 16);
     const executor = createExecutor(heap, 1);
-    const ownGpu = sorter.engine !== "cpu" && options.gpuContext === undefined ? await acquireGpu({ mode: resolveGpuMode(options.gpu), required: true }) : undefined;
-    const gpu = options.gpuContext ?? ownGpu ?? undefined;
+    const ownGpu = await ownDevice(outside, options);
+    const gpu = options.gpuContext ?? ownGpu;
     try {
-      await sorter.build({
+      await outside.build({
         heap, kernels: executor.kernels, executor, textPtr: 0, n: text.length, saPtr: 0, text, sa, threads: 1,
         ...(gpu ? { gpu } : {}),
         onProgress: (f) => options.onProgress?.("sorting", f),
@@ -314,8 +314,13 @@ export async function buildLarge(text: Uint8Array, options: BuildOptions = {}, s
     verdict = verifyLarge(text, sa);
     if (!verdict.ok) throw failure(`verification failed: ${verdict.message}`);
   }
-  const name = sorter?.outsideHeap ? sorter.name : "sais";
-  return { sa, algo: name, engine: sorter?.outsideHeap ? sorter.engine : "cpu", seconds, verdict };
+  return { sa, algo: outside?.name ?? "sais", engine: outside?.engine ?? "cpu", seconds, verdict };
+}
+
+/** A GPU algorithm gets the caller's device, or one acquired here (the caller releases it) for its build alone. */
+async function ownDevice(sorter: SuffixSorter, options: BuildOptions): Promise<GpuContext | undefined> {
+  if (sorter.engine === "cpu" || options.gpuContext !== undefined) return undefined;
+  return (await acquireGpu({ mode: resolveGpuMode(options.gpu), required: true })) ?? undefined;
 }
 
 function align64(x: number): number {

@@ -112,7 +112,7 @@ export interface EngineRequest {
   traits?: TextTraits;
   /** What acquiring a device found (auto asks only when n reaches the GPU threshold). */
   gpu: GpuAvailability;
-  /** The largest n the GPU's doubling algorithms take on this device (binding limits). */
+  /** The largest n GPU_DEFAULT_ALGO and GPU_PERIODIC_ALGO take on this device (binding limits). */
   gpuMaxLength?: number;
   /** The largest n GPU_LARGE_ALGO takes on this device (beyond gpuMaxLength). */
   gpuLargeMaxLength?: number;

@@ -51,6 +51,16 @@ export interface BuildContext {
   consumeDeviceSuffixArray?: DeviceSuffixArrayConsumer;
 }
 
+/** The text of a build: ctx.text when it lies outside the heap, else its view of the heap. */
+export function textOf(ctx: BuildContext): Uint8Array {
+  return ctx.text ?? ctx.heap.u8(ctx.textPtr, ctx.n);
+}
+
+/** Where a build leaves its SA: ctx.sa when it lies outside the heap, else n u32 at ctx.saPtr. */
+export function suffixArrayOf(ctx: BuildContext): Uint32Array {
+  return ctx.sa ?? ctx.heap.u32(ctx.saPtr, ctx.n);
+}
+
 /**
  * Takes a GPU sorter's result where it lies instead of having it read back into ctx.saPtr: `sa`
  * holds the n entries of the SA, `text` the text packed 4 bytes per u32 (zero-padded); both are

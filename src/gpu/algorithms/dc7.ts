@@ -18,7 +18,7 @@
 // windows; the SA buffer (4n bytes) is written window by window. Limits: n <= 2^30 (the SA must
 // also fit one JavaScript array) and 3n/7 within one pooled binding.
 import { limitError } from "../../errors.js";
-import { registerSorter, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
+import { registerSorter, suffixArrayOf, textOf, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import { STORAGE_USAGE } from "../buffers.js";
 import type { GpuContext } from "../device.js";
 import { GpuBatch, pipeline, tuned, WORKGROUP_SIZE, type Binding } from "../kernels.js";
@@ -26,7 +26,7 @@ import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs, encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
 import { bitsFor } from "./bits.js";
 import { dispatchLine, refineGroups, type DoublingBuffers } from "./doubling.js";
-import { deliverSuffixArray, downloadSuffixArray, maxPooledLength, requireGpu, uploadText } from "./io.js";
+import { deliverSuffixArray, maxPooledLength, requireGpu, uploadText } from "./io.js";
 import { larssonSadakane } from "./ls.js";
 import { encodePackedKeys, planPackedKeys } from "./packed-keys.js";
 import { refineByPairs } from "./spd.js";
@@ -88,7 +88,8 @@ interface Run {
 /** Entries per window: whole 256-byte units of one binding ("dc7.window" lowers it for tests). */
 function windowEntries(gpu: GpuContext): number {
   const most = Math.floor(gpu.maxBindingBytes / 256) * 64;
-  return Math.min(most, Math.max(64, tuned("dc7.window", most) - (tuned("dc7.window", most) % 64)));
+  const wanted = tuned("dc7.window", most);
+  return Math.min(most, Math.max(64, wanted - (wanted % 64)));
 }
 
 /** A run as two windows (the second a stand-in when one holds it all) and the first one's length. */
@@ -114,7 +115,7 @@ export const gpuDc7Sorter: SuffixSorter = {
     const most = maxDc7Length(gpu);
     if (n > most) throw limitError(`input is ${n} bytes; gpu-dc7 on this GPU accepts at most ${most}`);
     if (n <= 1) {
-      if (n === 1) (ctx.sa ?? ctx.heap.u32(ctx.saPtr, 1))[0] = 0;
+      if (n === 1) suffixArrayOf(ctx)[0] = 0;
       return;
     }
     const layout = new Dc7Layout(n);
@@ -151,7 +152,7 @@ export const gpuDc7Sorter: SuffixSorter = {
       owned.push(buffer);
       return buffer;
     };
-    const text = await uploadText(gpu, ctx.text ?? ctx.heap.u8(ctx.textPtr, n));
+    const text = await uploadText(gpu, textOf(ctx));
     const profiling = process.env.SUFSORT_GPU_PROFILE !== undefined;
     try {
       // R sorted by its first 7 h0 characters, then refined by doubling
@@ -188,14 +189,14 @@ export const gpuDc7Sorter: SuffixSorter = {
       // isa[k] is now the slot of R's suffix k: the sample in slot order, and the four classes
       const isa = buffers.isa;
       const batch = new GpuBatch(gpu, "gpu-dc7 classes and merges", profiling);
-      const dc7 = (entry: string, groups: number, params: number[], bindings: (Binding | undefined)[]) => {
+      /** Dispatches an entry of wgsl/sa_dc7.wgsl (params in Params order, the rest 0). */
+      const dc7 = (into: GpuBatch, entry: string, groups: number, params: number[], bindings: (Binding | undefined)[]) => {
         const pipe = pipeline(gpu, { file: "sa_dc7.wgsl", entry, constants: { ITEMS: mergeItems }, libs: ["merge_path_global"] });
-        const words = [...params, ...new Array(16 - params.length).fill(0)];
-        batch.dispatch(pipe, words, bindings, groups);
+        into.dispatch(pipe, [...params, ...new Array(16 - params.length).fill(0)], bindings, groups);
       };
       const base = [n, layout.start2, layout.start4];
       const sample: Run = { buffer: take(m - skip, "sample order"), n: m - skip };
-      dc7("sample_order", Math.ceil(m / WORKGROUP_SIZE), [m, ...base, skip], [undefined, isa, undefined, undefined, undefined, undefined, undefined, sample.buffer]);
+      dc7(batch, "sample_order", Math.ceil(m / WORKGROUP_SIZE), [m, ...base, skip], [undefined, isa, undefined, undefined, undefined, undefined, undefined, sample.buffer]);
 
       const rankBits = bitsFor(m);
       const charBits = plan.charBits + 1;
@@ -205,7 +206,7 @@ export const gpuDc7Sorter: SuffixSorter = {
         const run: Run = { buffer: take(count, `class ${residue}`), n: count };
         classes.push(run);
         if (count === 0) continue;
-        dc7("class_keys", Math.ceil(count / WORKGROUP_SIZE), [count, ...base, residue, rankBits, charBits], [text, isa, plan.code, run.buffer, buffers.keyLow, buffers.keyHigh]);
+        dc7(batch, "class_keys", Math.ceil(count / WORKGROUP_SIZE), [count, ...base, residue, rankBits, charBits], [text, isa, plan.code, run.buffer, buffers.keyLow, buffers.keyHigh]);
         const keyBits = ahead * charBits + rankBits;
         if (keyBits <= 32) encodeRadixSortPairs(batch, buffers.keyLow, run.buffer, count, { endBit: keyBits });
         else encodeRadixSortPairs64(batch, buffers.keyLow, buffers.keyHigh, run.buffer, count, { endBit: keyBits });
@@ -222,9 +223,8 @@ export const gpuDc7Sorter: SuffixSorter = {
           const hi = Math.min(to, w + window);
           if (hi <= lo) continue;
           const size = Math.min(window, total - w) * 4;
-          const pipe = pipeline(gpu, { file: "sa_dc7.wgsl", entry: "merge", constants: { ITEMS: mergeItems }, libs: ["merge_path_global"] });
-          const params = [a.n, ...base, 0, 0, 0, wa, b.n, wb, lo, hi, w, 0, 0, 0];
-          into.dispatch(pipe, params, [text, isa, undefined, a0, a1, b0, b1, { buffer: out, offset: w * 4, size }], Math.ceil((hi - lo) / (mergeItems * WORKGROUP_SIZE)));
+          const groups = Math.ceil((hi - lo) / (mergeItems * WORKGROUP_SIZE));
+          dc7(into, "merge", groups, [a.n, ...base, 0, 0, 0, wa, b.n, wb, lo, hi, w], [text, isa, undefined, a0, a1, b0, b1, { buffer: out, offset: w * 4, size }]);
         }
       };
       const merged = (a: Run, b: Run, label: string): Run => {
@@ -244,11 +244,8 @@ export const gpuDc7Sorter: SuffixSorter = {
       }
 
       // the last merge writes each piece of the SA right before it is read back
-      const sa = ctx.consumeDeviceSuffixArray ? runBuffer(n, "SA") : gpu.device.createBuffer({ size: Math.ceil((n * 4) / 256) * 256, usage: STORAGE_USAGE, label: "gpu-dc7 SA" });
-      if (!ctx.consumeDeviceSuffixArray) owned.push(sa);
-      const produce = (into: GpuBatch, from: number, to: number) => mergeInto(into, sample, others, sa, from, to);
-      if (ctx.sa) await downloadSuffixArray(gpu, sa, ctx.sa, produce);
-      else await deliverSuffixArray(ctx, gpu, sa, text, produce);
+      const sa = runBuffer(n, "SA");
+      await deliverSuffixArray(ctx, gpu, sa, text, (into, from, to) => mergeInto(into, sample, others, sa, from, to));
     } finally {
       for (const buffer of held) pool.release(buffer);
       pool.afterSubmit();

@@ -11,7 +11,7 @@
 // right before each piece's copy, so that the merge overlaps the host's copying too. A build that
 // finds them busy (builds running at the same time on one device) uses fresh ones. The kept
 // buffers are host memory (the largest text, and 128 MiB) until the device is released.
-import type { BuildContext } from "../../engine/registry.js";
+import { suffixArrayOf, type BuildContext } from "../../engine/registry.js";
 import { failure } from "../../errors.js";
 import { sizeClass, STORAGE_USAGE } from "../buffers.js";
 import type { GpuContext } from "../device.js";
@@ -108,7 +108,7 @@ export type ProducePiece = (batch: GpuBatch, first: number, end: number) => void
 
 /**
  * A GPU sorter's last step: hands the SA (n u32 in `sa`) and the packed text to the build's
- * consumer when it has one, else reads the SA back into the heap at ctx.saPtr. With `produce`,
+ * consumer when it has one, else reads the SA back to where the build leaves it (suffixArrayOf). With `produce`,
  * the SA is not written yet: its pieces are produced as they are read back, so that the GPU's
  * last step (a merge) overlaps the host's copy of the pieces before.
  */
@@ -121,7 +121,7 @@ export async function deliverSuffixArray(ctx: BuildContext, gpu: GpuContext, sa:
     }
     await ctx.consumeDeviceSuffixArray(gpu, sa, text, ctx);
   } else {
-    await downloadSuffixArray(gpu, sa, ctx.heap.u32(ctx.saPtr, ctx.n), produce);
+    await downloadSuffixArray(gpu, sa, suffixArrayOf(ctx), produce);
   }
 }
 

@@ -22,7 +22,7 @@
 // peaks at 57-102 bytes per input byte (text, ISA, two active lists of suffixes and slots, keys,
 // flags, group ends, the sorts' scratch, pool size classes; the most when gpu-ls radix-sorts large
 // groups; bench/results/gpu-sorters.md).
-import type { BuildContext } from "../../engine/registry.js";
+import { suffixArrayOf, textOf, type BuildContext } from "../../engine/registry.js";
 import { failure, limitError } from "../../errors.js";
 import type { GpuContext } from "../device.js";
 import { GpuBatch, pipeline, readU32, tuned, WORKGROUP_SIZE } from "../kernels.js";
@@ -285,7 +285,7 @@ export async function buildByDoubling(ctx: BuildContext, algorithm: DoublingAlgo
   const gpu = requireGpu(ctx, algorithm.name);
   const n = ctx.n;
   if (n <= 1) {
-    if (n === 1) ctx.heap.u32(ctx.saPtr, 1)[0] = 0;
+    if (n === 1) suffixArrayOf(ctx)[0] = 0;
     return;
   }
   const most = maxDoublingLength(gpu);
@@ -298,7 +298,7 @@ export async function buildByDoubling(ctx: BuildContext, algorithm: DoublingAlgo
     held.push(buffer);
     return buffer;
   };
-  const text = await uploadText(gpu, ctx.heap.u8(ctx.textPtr, n));
+  const text = await uploadText(gpu, textOf(ctx));
   try {
     const buffers: DoublingBuffers = {
       text,

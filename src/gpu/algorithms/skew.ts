@@ -14,9 +14,8 @@
 // The host reads back one number per level (the last name) to choose between recursion and ranks.
 // Limits: n <= maxSkewLength(gpu) (n + 3 u32 in one pooled binding: 528,482,301 on the H100/H200); at
 // the top level GPU memory peaks near 60-80 bytes per input byte (bench/results/gpu-sorters.md).
-import type { BuildContext } from "../../engine/registry.js";
 import { failure, limitError } from "../../errors.js";
-import { registerSorter, type SuffixSorter } from "../../engine/registry.js";
+import { registerSorter, suffixArrayOf, textOf, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import type { GpuContext } from "../device.js";
 import { GpuBatch, pipeline, readU32, tuned, WORKGROUP_SIZE } from "../kernels.js";
 import { encodeRadixSortPairs, encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
@@ -194,7 +193,7 @@ export function maxSkewLength(gpu: GpuContext): number {
 /** Uploads the text of ctx (packed bytes, kept for a consumer of the result: destroy it when done)
  * and converts it to symbols (byte + 1) followed by three 0s (a pooled buffer). */
 export async function uploadSymbols(gpu: GpuContext, ctx: BuildContext, level: SkewLevel): Promise<{ bytes: GPUBuffer; t: GPUBuffer }> {
-  const bytes = await uploadText(gpu, ctx.heap.u8(ctx.textPtr, ctx.n));
+  const bytes = await uploadText(gpu, textOf(ctx));
   const t = gpu.pool.acquire((ctx.n + 3) * 4, undefined, "symbols");
   const batch = new GpuBatch(gpu, "symbols");
   skewStep(batch, "to_symbols", ctx.n + 3, level, 0, { bytes, t });
@@ -206,7 +205,7 @@ export async function uploadSymbols(gpu: GpuContext, ctx: BuildContext, level: S
 export function prepareSkewBuild(ctx: BuildContext, name: string): GpuContext | undefined {
   const gpu = requireGpu(ctx, name);
   if (ctx.n <= 1) {
-    if (ctx.n === 1) ctx.heap.u32(ctx.saPtr, 1)[0] = 0;
+    if (ctx.n === 1) suffixArrayOf(ctx)[0] = 0;
     return undefined;
   }
   const most = maxSkewLength(gpu);

@@ -13,7 +13,7 @@
 // A round with groups larger than LARGE_GROUP takes gpu-ls's round instead (one key, h doubled),
 // which sorts those groups apart by radix sort. "spd.pairKeys=0" makes every round gpu-ls's.
 // Limits: n <= maxSkewLength(gpu) (528,482,301 on the H100/H200).
-import { registerSorter, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
+import { registerSorter, textOf, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import { GpuBatch, tuned } from "../kernels.js";
 import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
@@ -60,7 +60,7 @@ export const gpuSpdSorter: SuffixSorter = {
       held.push(buffer);
       return buffer;
     };
-    const bytes = await uploadText(gpu, ctx.heap.u8(ctx.textPtr, n));
+    const bytes = await uploadText(gpu, textOf(ctx));
     const t = pool.acquire((n + 3) * 4, undefined, "symbols");
     held.push(t);
     try {

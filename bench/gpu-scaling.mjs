@@ -10,6 +10,7 @@
 // Kinds: dna (random ACGT); corpus: the file given by --corpus, then copies of it in which one
 // byte in 1000 is replaced by a random byte, as far as the size asks (the first copy is verbatim).
 import { readFileSync, writeFileSync } from "node:fs";
+import { size, xorshift } from "./inputs.mjs";
 import { SharedHeap } from "../dist/src/cpu/memory.js";
 import { SequentialExecutor } from "../dist/src/cpu/executor.js";
 import { acquireGpu } from "../dist/src/gpu/device.js";
@@ -29,22 +30,6 @@ const sizes = option("sizes", "8M,32M,128M,512M,1G").split(",");
 const algos = option("algos", "gpu-spd,gpu-dc7").split(",");
 const repeats = Number(option("repeats", "3"));
 const corpusPath = option("corpus", "/tmp/concat.bin");
-
-function size(text) {
-  const m = /^(\d+)([KMG]?)$/.exec(text);
-  if (!m) throw new Error(`bad size ${text}`);
-  return Number(m[1]) * { "": 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 }[m[2]];
-}
-
-function xorshift(seed) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return x >>> 0;
-  };
-}
 
 function makeInput(kind, n) {
   const bytes = new Uint8Array(n);

@@ -8,6 +8,7 @@
 // Inputs: dna:SIZE (random ACGT), byte:SIZE (one repeated 'A'), random:SIZE (256 symbols),
 // text:SIZE (random words with repeats), file:PATH. SIZE takes K/M/G suffixes (binary).
 import { readFileSync, writeFileSync } from "node:fs";
+import { size, xorshift } from "./inputs.mjs";
 import { basename } from "node:path";
 import { SharedHeap } from "../dist/src/cpu/memory.js";
 import { SequentialExecutor } from "../dist/src/cpu/executor.js";
@@ -25,22 +26,6 @@ const inputs = option("inputs", "dna:128M,byte:16M").split(",");
 const gpuNames = option("algos", listSorters().filter((s) => s.engine === "gpu").map((s) => s.name).join(",")).split(",");
 const repeats = Number(option("repeats", "3"));
 const mode = option("gpu", process.env.SUFSORT_GPU ?? "hardware");
-
-function size(text) {
-  const m = /^(\d+)([KMG]?)$/.exec(text);
-  if (!m) throw new Error(`bad size ${text}`);
-  return Number(m[1]) * { "": 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 }[m[2]];
-}
-
-function xorshift(seed) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return x >>> 0;
-  };
-}
 
 function makeInput(spec) {
   const [kind, arg] = spec.split(/:(.*)/s);

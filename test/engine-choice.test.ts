@@ -120,7 +120,17 @@ describe("planEngine", () => {
     expect(plan({ n: low, gpu: "software" })).toBe("sais");
     expect(plan({ n: low, gpu: "none" })).toBe("sais");
     expect(plan({ n: low, gpu: "hardware", gpuMaxLength: low - 1 })).toBe("sais");
-    // over gpu-spd's binding limit: gpu-dc7 up to its own, then the CPU
+    // over gpu-skew's binding limit: gpu-spd's compact layout up to its limit, gpu-dc7 up to its own, then the CPU
+    const limits = { gpuMaxLength: low, gpuDefaultMaxLength: low + 1, gpuLargeMaxLength: low + 2 };
+    expect(plan({ n: low, gpu: "hardware", ...limits })).toBe("gpu-spd");
+    const compact = planEngine({ engine: "auto", n: low + 1, threads: 2, gpu: "hardware", ...limits });
+    expect(compact.sorter.name).toBe("gpu-spd");
+    expect(compact.routable).toBe(false); // gpu-skew could not take it
+    expect(compact.reason).toMatch(/compact layout/);
+    expect(plan({ n: low + 2, gpu: "hardware", ...limits })).toBe("gpu-dc7");
+    expect(plan({ n: low + 3, gpu: "hardware", ...limits })).toBe("sais");
+    expect(plan({ engine: "gpu", n: low + 1, gpu: "hardware", ...limits })).toBe("gpu-spd");
+    expect(plan({ engine: "gpu", n: low + 2, gpu: "hardware", ...limits })).toBe("gpu-dc7");
     expect(plan({ n: low, gpu: "hardware", gpuMaxLength: low - 1, gpuLargeMaxLength: low })).toBe("gpu-dc7");
     expect(plan({ n: low + 1, gpu: "hardware", gpuMaxLength: low - 1, gpuLargeMaxLength: low })).toBe("sais");
     expect(plan({ engine: "gpu", n: low, gpu: "hardware", gpuMaxLength: low - 1, gpuLargeMaxLength: low })).toBe("gpu-dc7");

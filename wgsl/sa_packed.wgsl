@@ -12,8 +12,12 @@ struct Params {
   chars: u32,
   char_bits: u32,
   len_bits: u32,
-  start2: u32, // dc7: R index of class 2's first position (src/gpu/algorithms/dc7.ts)
-  start4: u32, // dc7: R index of class 4's first position
+  start2: u32, // cover: R index of class 2's first position (src/gpu/algorithms/difference-cover.ts)
+  start4: u32, // cover: R index of class 4's first position (R's length when v = 3)
+  v: u32,      // cover: the period, 3 or 7
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -110,20 +114,21 @@ fn keys_sample(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
   key_high[k] = key.y;
 }
 
-// The difference-cover-7 sample as its reduced string R (wgsl/sa_dc7.wgsl): entry k is position
-// 7k + 1 below start2, 7(k - start2) + 2 below start4, else 7(k - start4) + 4; suffixes[k] =
+// A difference-cover sample as its reduced string R (wgsl/sa_cover.wgsl): entry k is position
+// vk + 1 below start2, v(k - start2) + 2 below start4, else v(k - start4) + 4; suffixes[k] =
 // positions[k] = k (R's suffixes are sorted, and isa is indexed by k).
 @compute @workgroup_size(WG)
-fn keys_dc7(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn keys_cover(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let k = element(lid, wid, nwg);
   if (k >= params.count) {
     return;
   }
-  var p = 7u * (k - params.start4) + 4u;
+  let v = params.v;
+  var p = v * (k - params.start4) + 4u;
   if (k < params.start2) {
-    p = 7u * k + 1u;
+    p = v * k + 1u;
   } else if (k < params.start4) {
-    p = 7u * (k - params.start2) + 2u;
+    p = v * (k - params.start2) + 2u;
   }
   let key = packed_key(p);
   suffixes[k] = k;

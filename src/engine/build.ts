@@ -13,8 +13,9 @@ import { verifyLarge } from "./verify-large.js";
 import { suffixArrayLarge } from "../cpu/algorithms/sais-large.js";
 import { acquireGpu, resolveGpuMode, type GpuContext, type GpuMode } from "../gpu/device.js";
 import { maxDoublingLength } from "../gpu/algorithms/doubling.js";
-import { maxDc7Length } from "../gpu/algorithms/dc7.js";
+import { maxDc7Length } from "../gpu/algorithms/difference-cover.js";
 import { maxSkewLength } from "../gpu/algorithms/skew.js";
+import { maxSpdLength } from "../gpu/algorithms/spd.js";
 import "../cpu/algorithms/index.js";
 import "../gpu/algorithms/index.js";
 
@@ -211,7 +212,7 @@ export async function selectEngine(options: BuildOptions & { n: number; threads:
   }
   const availability = gpu === undefined ? "none" : gpu.software ? "software" : "hardware";
   const plan = planEngine({
-    engine, algo, n, threads, gpu: availability, ...(traits ? { traits } : {}), ...(gpu ? { gpuMaxLength: Math.min(maxDoublingLength(gpu), maxSkewLength(gpu)), gpuLargeMaxLength: maxDc7Length(gpu) } : {}),
+    engine, algo, n, threads, gpu: availability, ...(traits ? { traits } : {}), ...(gpu ? { gpuMaxLength: Math.min(maxDoublingLength(gpu), maxSkewLength(gpu)), gpuDefaultMaxLength: maxSpdLength(gpu), gpuLargeMaxLength: maxDc7Length(gpu) } : {}),
   });
   if (plan.sorter.engine === "cpu" && owned !== undefined) {
     owned.release();

@@ -6,7 +6,8 @@
 //                              means gpu-ls-hybrid); a contradiction is a usage error
 //   --engine cpu               AUTO_RANGE rule below
 //   --engine gpu               gpu-spd; gpu-skew for texts that look periodic (TextTraits);
-//                              gpu-dc7 for texts over their binding limit (up to 1 GiB)
+//                              over gpu-skew's binding limit gpu-spd in its compact layout, then
+//                              gpu-dc7 (up to 1 GiB)
 //   --engine hybrid            gpu-ls-hybrid (GPU and CPU workers split every large round)
 //   --engine auto (default)    the CPU below the GPU threshold or without a hardware adapter
 //                              (the software adapter is never chosen); above it, as --engine gpu.
@@ -72,7 +73,7 @@ export const GPU_DEFAULT_ALGO = "gpu-spd";
 /** The algorithm of --engine hybrid (the split is built on gpu-ls's rounds). */
 export const HYBRID_DEFAULT_ALGO = "gpu-ls-hybrid";
 export const GPU_PERIODIC_ALGO = "gpu-skew";
-/** The GPU algorithm for texts over gpuMaxLength: its per-suffix arrays hold 3n/7 entries. */
+/** The GPU algorithm for texts over GPU_DEFAULT_ALGO's limit: its per-suffix arrays hold 3n/7 entries. */
 export const GPU_LARGE_ALGO = "gpu-dc7";
 /** The hybrid form of each GPU algorithm that has one. */
 const HYBRID_OF: Record<string, string> = { "gpu-ls": "gpu-ls-hybrid" };
@@ -112,9 +113,12 @@ export interface EngineRequest {
   traits?: TextTraits;
   /** What acquiring a device found (auto asks only when n reaches the GPU threshold). */
   gpu: GpuAvailability;
-  /** The largest n GPU_DEFAULT_ALGO and GPU_PERIODIC_ALGO take on this device (binding limits). */
+  /** The largest n GPU_PERIODIC_ALGO takes on this device, and GPU_DEFAULT_ALGO in its own layout
+   * (binding limits). */
   gpuMaxLength?: number;
-  /** The largest n GPU_LARGE_ALGO takes on this device (beyond gpuMaxLength). */
+  /** The largest n GPU_DEFAULT_ALGO takes in its compact layout (beyond gpuMaxLength). */
+  gpuDefaultMaxLength?: number;
+  /** The largest n GPU_LARGE_ALGO takes on this device (beyond gpuDefaultMaxLength). */
   gpuLargeMaxLength?: number;
 }
 
@@ -178,16 +182,26 @@ export function planEngine(req: EngineRequest): EnginePlan {
   if (req.gpu !== "hardware") return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, no hardware GPU`, routable: false };
   if (large) return { ...large, reason: `--engine auto: the GPU from ${threshold} bytes; ${large.reason}` };
   if (req.gpuMaxLength !== undefined && n > req.gpuMaxLength) {
-    return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, over the GPU's limit of ${req.gpuMaxLength} bytes`, routable: false };
+    const most = Math.max(req.gpuMaxLength, req.gpuDefaultMaxLength ?? 0, req.gpuLargeMaxLength ?? 0);
+    return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, over the GPU's limit of ${most} bytes`, routable: false };
   }
   return { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: `--engine auto: the GPU from ${threshold} bytes (n = ${n})`, routable: true };
 }
 
-/** GPU_LARGE_ALGO when n is over gpuMaxLength and within its own limit on the device. */
+/**
+ * Over gpuMaxLength: GPU_DEFAULT_ALGO (its compact layout) while it takes n, then GPU_LARGE_ALGO
+ * within its own limit; undefined below gpuMaxLength or over every limit. Such texts are not
+ * routed to GPU_PERIODIC_ALGO, which stops at gpuMaxLength.
+ */
 function overGpuLimit(req: EngineRequest): EnginePlan | undefined {
-  const { n, gpuMaxLength, gpuLargeMaxLength } = req;
-  if (gpuMaxLength === undefined || gpuLargeMaxLength === undefined || n <= gpuMaxLength || n > gpuLargeMaxLength) return undefined;
-  return { sorter: sorterOf(GPU_LARGE_ALGO), reason: `${GPU_LARGE_ALGO} over ${GPU_DEFAULT_ALGO}'s limit of ${gpuMaxLength} bytes`, routable: false };
+  const { n, gpuMaxLength, gpuDefaultMaxLength, gpuLargeMaxLength } = req;
+  if (gpuMaxLength === undefined || n <= gpuMaxLength) return undefined;
+  if (gpuDefaultMaxLength !== undefined && n <= gpuDefaultMaxLength) {
+    return { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: `${GPU_DEFAULT_ALGO}'s compact layout over ${gpuMaxLength} bytes`, routable: false };
+  }
+  if (gpuLargeMaxLength === undefined || n > gpuLargeMaxLength) return undefined;
+  const limit = Math.max(gpuMaxLength, gpuDefaultMaxLength ?? 0);
+  return { sorter: sorterOf(GPU_LARGE_ALGO), reason: `${GPU_LARGE_ALGO} over ${GPU_DEFAULT_ALGO}'s limit of ${limit} bytes`, routable: false };
 }
 
 /** A routable plan switches to gpu-skew when the text looks periodic (traits: textTraits / traitsOf). */

@@ -11,7 +11,7 @@ import { gpuLsSorter } from "../../src/gpu/algorithms/ls.js";
 import { gpuOsipovSorter } from "../../src/gpu/algorithms/osipov.js";
 import { gpuSkewSorter } from "../../src/gpu/algorithms/skew.js";
 import { gpuSpdSorter } from "../../src/gpu/algorithms/spd.js";
-import { gpuDc7Sorter } from "../../src/gpu/algorithms/dc7.js";
+import { buildWithCover, DC3, gpuDc7Sorter } from "../../src/gpu/algorithms/difference-cover.js";
 import { buildLarge } from "../../src/engine/build.js";
 import { SEGSORT_TILE } from "../../src/gpu/primitives/segmented-sort.js";
 import { WORKGROUP_SIZE } from "../../src/gpu/kernels.js";
@@ -19,7 +19,10 @@ import { firstDifference, hardFamilies, naiveSuffixArray, randomText } from "../
 import { saisWasm } from "../support/sais-runner.js";
 import { gpuIt } from "./support.js";
 
-const SORTERS: SuffixSorter[] = [gpuOsipovSorter, gpuLsSorter, gpuSkewSorter, gpuSpdSorter, gpuDc7Sorter];
+/** gpu-spd in the compact layout it takes over gpu-skew's limit (forced at every length). */
+const gpuSpdCompact: SuffixSorter = { ...gpuSpdSorter, name: "gpu-spd (compact layout)", build: (ctx) => buildWithCover(ctx, DC3, "gpu-spd") };
+
+const SORTERS: SuffixSorter[] = [gpuOsipovSorter, gpuLsSorter, gpuSkewSorter, gpuSpdSorter, gpuSpdCompact, gpuDc7Sorter];
 
 /** Runs `sorter` the way the engine does: text and SA in one shared heap, the device in ctx.gpu. */
 async function gpuSuffixArray(gpu: GpuContext | undefined, sorter: SuffixSorter, text: Uint8Array): Promise<Uint32Array> {
@@ -76,7 +79,7 @@ for (const sorter of SORTERS) {
       }
     });
 
-    if (sorter.name === "gpu-ls" || sorter.name === "gpu-spd" || sorter.name === "gpu-dc7") {
+    if (sorter.name === "gpu-ls" || sorter.name.startsWith("gpu-spd") || sorter.name === "gpu-dc7") {
       gpuIt("large groups radix-sorted apart (threshold lowered to 8, no live rounds)", async (gpu) => {
         process.env.SUFSORT_GPU_TUNE = "ls.largeGroup=8,doubling.liveMax=0";
         try {
@@ -113,11 +116,14 @@ for (const sorter of SORTERS) {
       });
     }
 
-    if (sorter.name === "gpu-dc7") {
-      gpuIt("runs longer than a window: merges read and write two windows (window lowered to 1024), spent buffers destroyed between phases", async (gpu) => {
-        process.env.SUFSORT_GPU_TUNE = "dc7.window=1024,dc7.lean=1";
+    if (sorter === gpuDc7Sorter || sorter === gpuSpdCompact) {
+      // a run may span at most two windows: gpu-spd's compact sample holds 2n/3 entries
+      const window = sorter === gpuDc7Sorter ? 1024 : 1216;
+      gpuIt(`runs longer than a window: merges read and write two windows (window lowered to ${window}), spent buffers destroyed between phases`, async (gpu) => {
+        process.env.SUFSORT_GPU_TUNE = `cover.window=${window},cover.lean=1`;
         try {
-          // 3000 bytes: the sample (~1286) and the non-sample run (~1714) span two windows, the SA three
+          // 3000 and 3500 bytes: gpu-dc7's non-sample run (~1714 entries) and gpu-spd's sample (2000,
+          // 2334) span two windows, the SA three
           for (const [name, text] of hardFamilies(3000, 9)) await expectLikeSais(gpu, sorter, text, name);
           for (const sigma of [2, 4, 256]) await expectLikeSais(gpu, sorter, randomText(3500, sigma, 11), `random sigma ${sigma}`);
         } finally {
@@ -128,7 +134,7 @@ for (const sorter of SORTERS) {
       gpuIt("texts outside the heap (buildLarge: ctx.text and ctx.sa), verified", async (gpu) => {
         for (const text of [new Uint8Array(0), Uint8Array.of(7), randomText(5000, 4, 12), ...hardFamilies(2000, 10).map(([, t]) => t)]) {
           const result = await buildLarge(text, { verify: true, gpuContext: gpu }, sorter);
-          expect(result.algo).toBe("gpu-dc7");
+          expect(result.algo).toBe(sorter.name);
           expect(result.verdict).toEqual({ ok: true });
           expect(firstDifference(result.sa, text.length < 2000 ? naiveSuffixArray(text) : saisWasm(text).sa)).toBe(-1);
         }
@@ -160,6 +166,7 @@ for (const sorter of SORTERS) {
 }
 
 describe("GPU sorters' readback", () => {
+
   gpuIt("the SA comes back right in many small chunks through the rotating staging buffers", async (gpu) => {
     process.env.SUFSORT_GPU_TUNE = "io.readChunk=1000"; // 250 u32 per chunk, not a divisor of n
     try {
@@ -184,10 +191,11 @@ describe("GPU length limits", () => {
     expect(sizeClass(4 * (most + 3))).toBeLessThanOrEqual(gpu.maxBindingBytes);
     expect(sizeClass(4 * (most + 4))).toBeGreaterThan(gpu.maxBindingBytes);
     // A fake heap view is enough: the length check runs before anything is read.
-    const { maxDc7Length } = await import("../../src/gpu/algorithms/dc7.js");
+    const { maxDc7Length } = await import("../../src/gpu/algorithms/difference-cover.js");
+    const { maxSpdLength } = await import("../../src/gpu/algorithms/spd.js");
     for (const sorter of SORTERS) {
-      // over the limit of every sorter (skew's is 3 lower; gpu-dc7's sample is 3n/7)
-      const n = sorter === gpuDc7Sorter ? maxDc7Length(gpu) + 1 : maxPooledLength(gpu) + 1;
+      // over the limit of every sorter (skew's is 3 lower; gpu-dc7's sample is 3n/7, gpu-spd's compact one 2n/3)
+      const n = sorter === gpuDc7Sorter ? maxDc7Length(gpu) + 1 : sorter.name.startsWith("gpu-spd") ? maxSpdLength(gpu) + 1 : maxPooledLength(gpu) + 1;
       const ctx = { heap: null as never, kernels: null as never, executor: null as never, textPtr: 0, n, saPtr: 0, threads: 1, gpu };
       await expect(sorter.build(ctx)).rejects.toThrow(/accepts at most/);
     }

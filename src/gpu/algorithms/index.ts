@@ -4,4 +4,4 @@ import "./ls.js";
 import "./skew.js";
 import "./spd.js";
 import "./hybrid.js";
-import "./dc7.js";
+import "./difference-cover.js";

@@ -35,7 +35,7 @@ export async function planPackedKeys(gpu: GpuContext, text: GPUBuffer, n: number
   const batch = new GpuBatch(gpu, "alphabet");
   batch.clear(mask, 0, 32);
   const pipe = pipeline(gpu, { file: "sa_packed.wgsl", entry: "alphabet", constants: { WORDS_PER_THREAD: ALPHABET_WORDS_PER_THREAD } });
-  batch.dispatch(pipe, [words, n, 0, 0, 1, 1, 0, 0], [text, mask], Math.ceil(words / (WORKGROUP_SIZE * ALPHABET_WORDS_PER_THREAD)));
+  batch.dispatch(pipe, [words, n, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0], [text, mask], Math.ceil(words / (WORKGROUP_SIZE * ALPHABET_WORDS_PER_THREAD)));
   batch.releaseAfter(mask);
   batch.submit();
   const seen = await readU32(gpu, mask, 8);
@@ -65,12 +65,12 @@ export interface PackedKeyTargets {
 /**
  * Writes keys for every suffix ("all": entries i = suffix i), for the skew sample ("sample":
  * entry k = its k-th position, n0 = (n + 2) / 3), with suffixes[k] and positions[k] = k, or for
- * the difference-cover-7 sample ("dc7": entry k of the reduced string whose classes 2 and 4 start
- * at `starts`; suffixes[k] = positions[k] = k).
+ * a difference-cover sample ("cover": entry k of the reduced string of period `cover.v` whose
+ * classes 2 and 4 start at `cover.starts`; suffixes[k] = positions[k] = k).
  */
-export function encodePackedKeys(batch: GpuBatch, plan: PackedKeyPlan, which: "all" | "sample" | "dc7", count: number, n: number, b: PackedKeyTargets, starts: [number, number] = [0, 0]): void {
-  const entry = { all: "keys_all", sample: "keys_sample", dc7: "keys_dc7" }[which];
+export function encodePackedKeys(batch: GpuBatch, plan: PackedKeyPlan, which: "all" | "sample" | "cover", count: number, n: number, b: PackedKeyTargets, cover = { v: 0, starts: [0, 0] }): void {
+  const entry = { all: "keys_all", sample: "keys_sample", cover: "keys_cover" }[which];
   const pipe = pipeline(batch.ctx, { file: "sa_packed.wgsl", entry, constants: { WORDS_PER_THREAD: ALPHABET_WORDS_PER_THREAD } });
-  const params = [count, n, Math.floor((n + 2) / 3), plan.chars, plan.charBits, plan.lenBits, ...starts];
+  const params = [count, n, Math.floor((n + 2) / 3), plan.chars, plan.charBits, plan.lenBits, ...cover.starts, cover.v, 0, 0, 0];
   batch.dispatch(pipe, params, [b.text, undefined, plan.code, b.suffixes, b.positions, b.keyLow, b.keyHigh], Math.ceil(count / WORKGROUP_SIZE));
 }

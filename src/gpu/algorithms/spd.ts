@@ -12,42 +12,49 @@
 //
 // A round with groups larger than LARGE_GROUP takes gpu-ls's round instead (one key, h doubled),
 // which sorts those groups apart by radix sort. "spd.pairKeys=0" makes every round gpu-ls's.
-// Limits: n <= maxSkewLength(gpu) (528,482,301 on the H100/H200).
+// Layouts: below COMPACT_FROM isa and rank are indexed by text position, as skew's (up to
+// maxSkewLength(gpu): 528,482,301 on the H100/H200); longer texts take the compact layout of
+// difference-cover.ts (v = 3: every per-suffix array holds the 2n/3 sample or the n/3 mod-0
+// suffixes, the SA is written through windows) up to maxSpdLength(gpu) (792,723,451 there).
+// "spd.compact=1" forces the compact layout, "spd.compact=0" the other where it fits.
 import { registerSorter, textOf, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
+import type { GpuContext } from "../device.js";
 import { GpuBatch, tuned } from "../kernels.js";
 import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
-import { encodeSegmentedSort } from "../primitives/segmented-sort.js";
-import { dispatchLine, refineGroups, step, type DoublingBuffers, type Growth, type RoundState } from "./doubling.js";
-import { deliverSuffixArray, uploadText } from "./io.js";
+import { dispatchLine, refineGroups, type DoublingBuffers } from "./doubling.js";
+import { buildWithCover, COVER_MAX_LENGTH, DC3, maxCoverLength } from "./difference-cover.js";
+import { deliverSuffixArray, requireGpu, uploadText } from "./io.js";
 import { larssonSadakane } from "./ls.js";
+import { refineByPairs } from "./pairs.js";
 import { encodePackedKeys, planPackedKeys } from "./packed-keys.js";
-import { bitsFor, encodeMod0Sort, prepareSkewBuild, skewStep, SkewLevel } from "./skew.js";
+import { bitsFor, encodeMod0Sort, maxSkewLength, prepareSkewBuild, skewStep, SkewLevel } from "./skew.js";
 
 /** The sample's first sort compares a multiple of 3 characters, so that p + h stays in the sample. */
 const wholeTriples = (chars: number) => chars - (chars % 3);
 
 /**
- * One round of the paper's gpu-spd: every active group sorted by (rank2, rank3), tripling h. Rounds
- * with large groups (counted by the last split; never live ones) are gpu-ls's.
+ * From this length gpu-spd takes the compact layout: it moves less memory (53 against 63 GPU bytes
+ * per input byte) and its merge reads the packed text, but costs more at small sizes. H200, same
+ * runs, compact against position-indexed MB/s: random DNA 32 MiB 576 / 648, 128 MiB 607 / 598,
+ * 256 MiB 745 / 648; the corpus concatenation (124 MB) 408 / 375 and 417 / 387; dickens (10 MB)
+ * 339 / 450 and 328 / 348.
  */
-export function refineByPairs(state: RoundState): Growth | Promise<Growth> {
-  if (state.large > 0 || tuned("spd.pairKeys", 1, 0) === 0) return larssonSadakane.refine(state);
-  const { batch, buffers, m } = state;
-  // keyHigh = rank2, keyLow = rank3; flags = group starts; aux = segment heads
-  step(state, "pair_keys", m, ["isa", "suffixes", "positions", "keyLow", "keyHigh", "flags", "aux", "counters"]);
-  encodeSegmentedSort(batch, buffers.keyLow, buffers.suffixes, buffers.aux, m, { longest: state.longest, keysHigh: buffers.keyHigh });
-  step(state, "split_flags_pair", m, ["keyLow", "keyHigh", "flags"]);
-  return 3;
-}
+const COMPACT_FROM = 64 * 2 ** 20;
+
+/** The largest text gpu-spd takes on this device (in its compact layout). */
+export const maxSpdLength = (gpu: GpuContext) => Math.max(maxSkewLength(gpu), maxCoverLength(gpu, DC3));
 
 export const gpuSpdSorter: SuffixSorter = {
   name: "gpu-spd",
   engine: "gpu",
   description: "skew's sample sort, prefix doubling of the sample with segmented sorts, skew's mod-0 sort and merge (Wang, Baxter, Owens 2016), WebGPU",
-  maxLength: 2 ** 31 - 1,
+  maxLength: COVER_MAX_LENGTH,
   scratchBytes: () => 0,
+  outsideHeap: true,
   async build(ctx: BuildContext): Promise<void> {
+    const compact = tuned("spd.compact", ctx.n >= COMPACT_FROM ? 1 : 0) === 1;
+    if (compact || ctx.n > maxSkewLength(requireGpu(ctx, "gpu-spd"))) return buildWithCover(ctx, DC3, "gpu-spd");
     const gpu = prepareSkewBuild(ctx, "gpu-spd");
     if (!gpu) return;
     const n = ctx.n;

@@ -1,13 +1,15 @@
-// Steps of the difference-cover-7 sorter (src/gpu/algorithms/dc7.ts), for texts whose per-suffix
-// arrays do not fit one storage binding.
+// Steps of the difference-cover sorters (src/gpu/algorithms/difference-cover.ts): V = 3 with the
+// cover D = {1, 2} (gpu-spd's compact layout), V = 7 with D = {1, 2, 4} (gpu-dc7). COVER_MASK has
+// bit r set for each r in D.
 //
-// Vocabulary. The cover is D = {1, 2, 4}: for any residues a, b mod 7 some l < 7 has (a + l) mod 7
-// and (b + l) mod 7 both in D. The sample is the positions q <= n with q mod 7 in D, laid out as
-// the reduced string R: first the positions 1, 8, 15, ... (class 1), then class 2 from start2,
-// then class 4 from start4. Each class ends at its first position past n - 7, whose key is unique,
-// so no comparison of R's suffixes runs from one class into the next. isa[k] is the final slot of
-// R's suffix k among the sample; rank(q) = isa[index of q]. A non-sample suffix i of residue r is
-// sorted by its first k_r characters and rank(i + k_r), the first sample position after it.
+// Vocabulary. For any residues a, b mod V some l < V has (a + l) mod V and (b + l) mod V both in D.
+// The sample is the positions q <= n with q mod V in D, laid out as the reduced string R: first the
+// positions 1, 1 + V, 1 + 2V, ... (class 1), then class 2 from start2, then class 4 from start4
+// (V = 7; for V = 3, start4 = the length of R). Each class ends at its first position past n - V,
+// whose key is unique, so no comparison of R's suffixes runs from one class into the next. isa[k]
+// is the final slot of R's suffix k among the sample; rank(q) = isa[index of q]. A non-sample suffix
+// i of residue r is sorted by its first k_r characters and rank(i + k_r), the first sample position
+// after it.
 
 struct Params {
   count: u32,     // elements of this dispatch (merge: entries of A)
@@ -23,7 +25,7 @@ struct Params {
   first: u32,     // merge: the first output this dispatch writes
   end: u32,       // merge: one past the last output this dispatch writes
   out_base: u32,  // merge: the output index that out[0] holds
-  pad0: u32,
+  ahead: u32,     // class_keys: k_r, the distance from the class to the next sample residue
   pad1: u32,
   pad2: u32,
 }
@@ -50,18 +52,18 @@ fn text_byte(j: u32) -> u32 {
 // The text position of R's entry k.
 fn sample_position(k: u32) -> u32 {
   if (k < params.start2) {
-    return 7u * k + 1u;
+    return V * k + 1u;
   }
   if (k < params.start4) {
-    return 7u * (k - params.start2) + 2u;
+    return V * (k - params.start2) + 2u;
   }
-  return 7u * (k - params.start4) + 4u;
+  return V * (k - params.start4) + 4u;
 }
 
-// The slot of sample position q (q <= n, q mod 7 in D) among the sorted sample.
+// The slot of sample position q (q <= n, q mod V in D) among the sorted sample.
 fn rank(q: u32) -> u32 {
-  let c = q % 7u;
-  var k = q / 7u;
+  let c = q % V;
+  var k = q / V;
   if (c == 2u) {
     k += params.start2;
   } else if (c == 4u) {
@@ -83,7 +85,7 @@ fn sample_order(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id
   }
 }
 
-// Class r's entry k is i = r + 7k: values[k] = i, (key_low[k], key_high[k]) = the (low, high) words of
+// Class r's entry k is i = r + Vk: values[k] = i, (key_low[k], key_high[k]) = the (low, high) words of
 // (codes of t[i .. i + k_r), rank(i + k_r)), codes most significant first, the rank in the low
 // rank_bits. A suffix that ends within k_r characters has a code 0 where it ends (unique to it), and
 // rank 0.
@@ -93,14 +95,8 @@ fn class_keys(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) 
   if (k >= params.count) {
     return;
   }
-  let r = params.residue;
-  let i = r + 7u * k;
-  var ahead = 1u; // residues 0 and 3
-  if (r == 5u) {
-    ahead = 3u;
-  } else if (r == 6u) {
-    ahead = 2u;
-  }
+  let i = params.residue + V * k;
+  let ahead = params.ahead;
   var chars = 0u;
   for (var j = 0u; j < ahead; j++) {
     var c = 0u;
@@ -119,10 +115,18 @@ fn class_keys(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) 
   key_high[k] = chars >> (32u - rb);
 }
 
-// COVER_OFFSET[7a + b]: the smallest l with (a + l) mod 7 and (b + l) mod 7 both in D.
-var<private> COVER_OFFSET: array<u32, 49> = array<u32, 49>(
-  1u, 1u, 2u, 1u, 4u, 4u, 2u, 1u, 0u, 0u, 1u, 0u, 3u, 3u, 2u, 0u, 0u, 6u, 0u, 6u, 2u, 1u, 1u, 6u, 1u,
-  5u, 6u, 5u, 4u, 0u, 0u, 5u, 0u, 4u, 5u, 4u, 3u, 6u, 6u, 4u, 3u, 3u, 2u, 3u, 2u, 5u, 5u, 3u, 2u);
+fn in_cover(r: u32) -> bool {
+  return ((COVER_MASK >> r) & 1u) != 0u;
+}
+
+// The smallest l with (a + l) mod V and (b + l) mod V both in D (a, b < V).
+fn cover_offset(a: u32, b: u32) -> u32 {
+  var l = 0u;
+  while (!(in_cover((a + l) % V) && in_cover((b + l) % V))) {
+    l++;
+  }
+  return l;
+}
 
 // Text bytes i .. i + 7, little-endian in (low, high); bytes past the text are whatever is there.
 fn bytes_at(i: u32) -> vec2<u32> {
@@ -138,9 +142,9 @@ fn bytes_at(i: u32) -> vec2<u32> {
 }
 
 // Whether suffix i precedes suffix j (i != j): their first l characters, then the ranks at i + l
-// and j + l, where l (< 7) is the offset that lands both in the cover.
+// and j + l, where l (< V <= 8) is the offset that lands both in the cover.
 fn before(i: u32, j: u32) -> bool {
-  let l = COVER_OFFSET[7u * (i % 7u) + j % 7u];
+  let l = cover_offset(i % V, j % V);
   // the first k bytes lie inside the text for both
   let k = min(l, min(params.n - i, params.n - j));
   if (k > 0u) {

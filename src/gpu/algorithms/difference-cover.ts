@@ -155,7 +155,11 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
     pool.trim();
     await gpu.finish();
   };
+  // Spent buffers go back to the pool mid-build only when lean: otherwise the build holds them to
+  // its end, so that every build takes the same buffers in the same order and finds its bind
+  // groups again (a warm 1 MiB build created 106 of them when it gave back mid-build, 3 without).
   const giveBack = async (spent: GPUBuffer[]) => {
+    if (!lean) return;
     for (const buffer of spent) pool.release(buffer);
     held = held.filter((buffer) => !spent.includes(buffer));
     pool.afterSubmit();
@@ -200,7 +204,12 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
       onProgress: ctx.onProgress,
       afterRound: trim,
     });
-    await giveBack([spent.suffixes, spent.positions, spent.flags, spent.aux, spent.groupEnd]);
+    // the sample order and the classes (each of at most m entries) take the doubling's spent buffers
+    const reusable = [spent.suffixes, spent.positions, spent.flags, spent.aux, spent.groupEnd];
+    const reuse = () => reusable.shift()!;
+    const sampleBuffer = reuse();
+    const classBuffers = cover.others.map(() => reuse());
+    await giveBack(reusable);
 
     // isa[k] is now the slot of R's suffix k: the sample in slot order, and the other classes
     const isa = buffers.isa;
@@ -212,15 +221,15 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
       into.dispatch(pipe, [...params, ...new Array(16 - params.length).fill(0)], bindings, groups);
     };
     const base = [n, layout.start2, layout.start4];
-    const sample: Run = { buffer: take(m - skip, "sample order"), n: m - skip };
+    const sample: Run = { buffer: sampleBuffer, n: m - skip };
     dc(batch, "sample_order", Math.ceil(m / WORKGROUP_SIZE), [m, ...base, skip], [undefined, isa, undefined, undefined, undefined, undefined, undefined, sample.buffer]);
 
     const rankBits = bitsFor(m);
     const charBits = plan.charBits + 1;
     const classes: Run[] = [];
-    for (const { residue, ahead } of cover.others) {
+    for (const [k, { residue, ahead }] of cover.others.entries()) {
       const count = layout.count(residue);
-      const run: Run = { buffer: take(count, `class ${residue}`), n: count };
+      const run: Run = { buffer: classBuffers[k], n: count };
       classes.push(run);
       if (count === 0) continue;
       dc(batch, "class_keys", Math.ceil(count / WORKGROUP_SIZE), [count, ...base, residue, rankBits, charBits, 0, 0, 0, 0, 0, 0, ahead], [text, isa, plan.code, run.buffer, buffers.keyLow, buffers.keyHigh]);
@@ -271,7 +280,9 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
 
     // the last merge writes each piece of the SA right before it is read back
     const sa = runBuffer(n, "SA");
+    const start = performance.now();
     await deliverSuffixArray(ctx, gpu, sa, text, (into, from, to) => mergeInto(into, sample, others, sa, from, to));
+    if (profiling) process.stderr.write(`${name} last merge + delivery: ${(performance.now() - start).toFixed(1)} ms\n`);
   } finally {
     for (const buffer of held) pool.release(buffer);
     pool.afterSubmit();

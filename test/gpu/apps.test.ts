@@ -54,9 +54,21 @@ async function expectLikeCpu(gpu: GpuContext, algo: string, text: Uint8Array, wh
   expect(got.primary, `${algo} primary index of ${what} (n = ${text.length})`).toBe(want.primary);
 }
 
+/** Every GPU sorter, and gpu-spd's compact layout (which it takes from 64 MiB) forced. */
+const DEVICE_SA_VARIANTS: [string, string][] = [
+  ["gpu-ls", ""],
+  ["gpu-osipov", ""],
+  ["gpu-skew", ""],
+  ["gpu-spd", ""],
+  ["gpu-spd", "spd.compact=1"],
+  ["gpu-dc7", ""],
+];
+
 describe("GPU sorters hand their SA over on the device", () => {
   gpuIt("the consumer gets the SA and the packed text; the heap's SA region is left alone", async (gpu) => {
-    for (const algo of ["gpu-ls", "gpu-osipov", "gpu-skew", "gpu-spd"]) {
+    for (const [algo, tune] of DEVICE_SA_VARIANTS) {
+      if (tune) process.env.SUFSORT_GPU_TUNE = tune;
+      else delete process.env.SUFSORT_GPU_TUNE;
       for (const text of [randomText(2, 2, 1), randomText(1001, 4, 2), hardFamilies(300, 3)[0][1]]) {
         const n = text.length;
         const heap = new SharedHeap(8 * n + (1 << 16));
@@ -83,18 +95,22 @@ describe("GPU sorters hand their SA over on the device", () => {
         expect(heap.u32(saPtr, n).every((x) => x === 0xdeadbeef), `${algo} left the heap's SA region alone`).toBe(true);
       }
     }
+    delete process.env.SUFSORT_GPU_TUNE;
   });
 });
 
 describe("GPU BWT", () => {
   gpuIt("banana through every GPU sorter, with the SA left on the device", async (gpu) => {
-    for (const algo of ["gpu-ls", "gpu-osipov", "gpu-skew", "gpu-spd"]) {
+    for (const [algo, tune] of DEVICE_SA_VARIANTS) {
+      if (tune) process.env.SUFSORT_GPU_TUNE = tune;
+      else delete process.env.SUFSORT_GPU_TUNE;
       const got = await bwtBy(algo, new TextEncoder().encode("banana"), gpu);
       expect(new TextDecoder().decode(got.bwt)).toBe("annbaa");
       expect(got.primary).toBe(4);
       // The BWT lands in the build's SA region: the SA itself never came back.
       expect(got.result.parts[0].byteOffset % 4).toBe(0);
     }
+    delete process.env.SUFSORT_GPU_TUNE;
   });
 
   gpuIt("lengths 0, 1, 2, 3 and random texts of alphabet sizes 1, 2, 4, 26, 256", async (gpu) => {

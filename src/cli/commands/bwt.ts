@@ -17,7 +17,7 @@ Writes the Burrows–Wheeler transform of the bytes of IN to OUT (default IN.bwt
 as 8 bytes little-endian, then n bytes. Convention (libsais's): the n+1 suffixes of IN$ are sorted
 with $ smaller than every byte; byte r of the BWT is the byte before the r-th suffix; the row of the
 whole text has none: it is left out and its row number is the primary index (banana -> annbaa, 4).
-'sufsort unbwt' restores IN. With a GPU algorithm (gpu-ls, gpu-osipov, gpu-skew, gpu-spd) the BWT is
+'sufsort unbwt' restores IN. With a GPU algorithm (gpu-ls, gpu-osipov, gpu-skew, gpu-spd, gpu-dc7) the BWT is
 derived on the GPU from the suffix array there, and only the BWT comes back.
 
 Options:

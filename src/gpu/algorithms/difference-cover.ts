@@ -157,7 +157,8 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
   };
   // Spent buffers go back to the pool mid-build only when lean: otherwise the build holds them to
   // its end, so that every build takes the same buffers in the same order and finds its bind
-  // groups again (a warm 1 MiB build created 106 of them when it gave back mid-build, 3 without).
+  // groups again (a warm 1 MiB gpu-spd build on llvmpipe created 106 of them when it gave back
+  // mid-build, 58 without: the rest bind the text, a new buffer in every build).
   const giveBack = async (spent: GPUBuffer[]) => {
     if (!lean) return;
     for (const buffer of spent) pool.release(buffer);
@@ -175,7 +176,7 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
   const text = await uploadText(gpu, textOf(ctx));
   const profiling = process.env.SUFSORT_GPU_PROFILE !== undefined;
   try {
-    // R sorted by its first 7 h0 characters, then refined by doubling
+    // R sorted by its first v h0 characters, then refined by doubling
     const plan = await planPackedKeys(gpu, text, n, (chars) => chars - (chars % v));
     held.push(plan.code);
     const buffers: DoublingBuffers = {

@@ -355,11 +355,21 @@ function induceStage1Named<C>(t: usize, sa: usize, n: i32, counts: usize, bucket
   markLmsClasses(sa, counts, buckets, k);
   namedHeads(heads, counts, k, false);
   // The sentinel is class 0 on its own; every class read from SA is 1 or more.
+  induceNamed<C>(t, sa, heads, n - 1, 0, false);
+  namedScan<C>(t, sa, n, heads, false);
+  namedHeads(heads, counts, k, true);
+  namedScan<C>(t, sa, n, heads, true);
+}
+
+/** One scan of induceStage1Named, left to right (L scan) or right to left (S scan): an entry that
+ * induces is cleared; an entry left for later (negative: for the S scan, or an LMS suffix after it)
+ * is restored (flipped to its position for the S scan; as it is after it) and marked when its class
+ * differs from that of the next such entry in the scan's order, the last one always. */
+@inline function namedScan<C>(t: usize, sa: usize, n: i32, heads: usize, sScan: bool): void {
   let d = 0;
-  induceNamed<C>(t, sa, heads, n - 1, d, false);
-  let left = -1; // the last entry left for the S scan, and its class
-  let leftClass = 0;
-  for (let i = 0; i < n; i++) {
+  let kept = -1; // the last entry left, and its class
+  let keptClass = 0;
+  for (let i = sScan ? n - 1 : 0; sScan ? i >= 0 : i < n; i += sScan ? -1 : 1) {
     const v = get(sa, i);
     if (v == 0) continue;
     const mark = groupBreak(v);
@@ -367,41 +377,17 @@ function induceStage1Named<C>(t: usize, sa: usize, n: i32, counts: usize, bucket
     d += mark;
     if (p > 0) {
       put(sa, i, 0);
-      induceNamed<C>(t, sa, heads, p - 1, d, false);
+      induceNamed<C>(t, sa, heads, p - 1, d, sScan);
     } else if (p < 0) {
-      put(sa, i, ~p);
-      if (left >= 0) put(sa, left, get(sa, left) | (<i32>(leftClass != d) << 30));
-      left = i;
-      leftClass = d;
+      put(sa, i, sScan ? p : ~p);
+      if (kept >= 0) put(sa, kept, get(sa, kept) ^ (<i32>(keptClass != d) << 30));
+      kept = i;
+      keptClass = d;
     } else {
       put(sa, i, 0); // suffix 0, kept only for its mark
     }
   }
-  if (left >= 0) put(sa, left, get(sa, left) | GROUP_BREAK);
-
-  namedHeads(heads, counts, k, true);
-  d = 0;
-  let lms = -1; // the last LMS entry read, and its class
-  let lmsClass = 0;
-  for (let i = n - 1; i >= 0; i--) {
-    const v = get(sa, i);
-    if (v == 0) continue;
-    const mark = groupBreak(v);
-    const p = v ^ (mark << 30);
-    d += mark;
-    if (p > 0) {
-      put(sa, i, 0);
-      induceNamed<C>(t, sa, heads, p - 1, d, true);
-    } else if (p < 0) {
-      put(sa, i, p);
-      if (lms >= 0) put(sa, lms, get(sa, lms) ^ (<i32>(lmsClass != d) << 30));
-      lms = i;
-      lmsClass = d;
-    } else {
-      put(sa, i, 0);
-    }
-  }
-  if (lms >= 0) put(sa, lms, get(sa, lms) ^ GROUP_BREAK); // the first LMS substring is new
+  if (kept >= 0) put(sa, kept, get(sa, kept) ^ GROUP_BREAK); // in the S scan: the first LMS substring is new
 }
 
 /** induceL with classes: j joins its bucket, at the head in the L scan (j is L type; negative

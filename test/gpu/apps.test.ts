@@ -19,7 +19,7 @@ import { packagePath } from "../../src/paths.js";
 import { readU32 } from "../../src/gpu/kernels.js";
 import { SequentialExecutor } from "../../src/cpu/executor.js";
 import { SharedHeap } from "../../src/cpu/memory.js";
-import { gpuIt, testGpuMode } from "./support.js";
+import { gpuIt, testGpuMode, withTune } from "./support.js";
 
 /** The stored BWT (n bytes) and primary index of `text` by `algo`, through the one BWT path. */
 async function bwtBy(algo: string, text: Uint8Array, gpu?: GpuContext): Promise<{ bwt: Uint8Array; primary: number; result: BwtInHeap }> {
@@ -67,50 +67,46 @@ const DEVICE_SA_VARIANTS: [string, string][] = [
 describe("GPU sorters hand their SA over on the device", () => {
   gpuIt("the consumer gets the SA and the packed text; the heap's SA region is left alone", async (gpu) => {
     for (const [algo, tune] of DEVICE_SA_VARIANTS) {
-      if (tune) process.env.SUFSORT_GPU_TUNE = tune;
-      else delete process.env.SUFSORT_GPU_TUNE;
-      for (const text of [randomText(2, 2, 1), randomText(1001, 4, 2), hardFamilies(300, 3)[0][1]]) {
-        const n = text.length;
-        const heap = new SharedHeap(8 * n + (1 << 16));
-        const textPtr = heap.alloc(n);
-        heap.u8(textPtr, n).set(text);
-        const saPtr = heap.alloc(4 * n);
-        heap.u32(saPtr, n).fill(0xdeadbeef);
-        const executor = new SequentialExecutor(heap);
-        let calls = 0;
-        await resolveSorter(algo).build({
-          heap, kernels: executor.kernels, executor, textPtr, n, saPtr, threads: 1, gpu,
-          consumeDeviceSuffixArray: async (device, sa, packed, ctx) => {
-            calls++;
-            expect(device).toBe(gpu);
-            expect(ctx.saPtr).toBe(saPtr);
-            const want = naiveSuffixArray(text);
-            const got = await readU32(device, sa, n);
-            expect(firstDifference(got, want), `${algo} SA on the device (n = ${n})`).toBe(-1);
-            const words = await readU32(device, packed, Math.ceil(n / 4));
-            expect(Array.from(new Uint8Array(words.buffer, 0, n))).toEqual(Array.from(text));
-          },
-        });
-        expect(calls, algo).toBe(1);
-        expect(heap.u32(saPtr, n).every((x) => x === 0xdeadbeef), `${algo} left the heap's SA region alone`).toBe(true);
-      }
+      await withTune(tune, async () => {
+        for (const text of [randomText(2, 2, 1), randomText(1001, 4, 2), hardFamilies(300, 3)[0][1]]) {
+          const n = text.length;
+          const heap = new SharedHeap(8 * n + (1 << 16));
+          const textPtr = heap.alloc(n);
+          heap.u8(textPtr, n).set(text);
+          const saPtr = heap.alloc(4 * n);
+          heap.u32(saPtr, n).fill(0xdeadbeef);
+          const executor = new SequentialExecutor(heap);
+          let calls = 0;
+          await resolveSorter(algo).build({
+            heap, kernels: executor.kernels, executor, textPtr, n, saPtr, threads: 1, gpu,
+            consumeDeviceSuffixArray: async (device, sa, packed, ctx) => {
+              calls++;
+              expect(device).toBe(gpu);
+              expect(ctx.saPtr).toBe(saPtr);
+              const want = naiveSuffixArray(text);
+              const got = await readU32(device, sa, n);
+              expect(firstDifference(got, want), `${algo} SA on the device (n = ${n})`).toBe(-1);
+              const words = await readU32(device, packed, Math.ceil(n / 4));
+              expect(Array.from(new Uint8Array(words.buffer, 0, n))).toEqual(Array.from(text));
+            },
+          });
+          expect(calls, algo).toBe(1);
+          expect(heap.u32(saPtr, n).every((x) => x === 0xdeadbeef), `${algo} left the heap's SA region alone`).toBe(true);
+        }
+      });
     }
-    delete process.env.SUFSORT_GPU_TUNE;
   });
 });
 
 describe("GPU BWT", () => {
   gpuIt("banana through every GPU sorter, with the SA left on the device", async (gpu) => {
     for (const [algo, tune] of DEVICE_SA_VARIANTS) {
-      if (tune) process.env.SUFSORT_GPU_TUNE = tune;
-      else delete process.env.SUFSORT_GPU_TUNE;
-      const got = await bwtBy(algo, new TextEncoder().encode("banana"), gpu);
+      const got = await withTune(tune, () => bwtBy(algo, new TextEncoder().encode("banana"), gpu));
       expect(new TextDecoder().decode(got.bwt)).toBe("annbaa");
       expect(got.primary).toBe(4);
       // The BWT lands in the build's SA region: the SA itself never came back.
       expect(got.result.parts[0].byteOffset % 4).toBe(0);
     }
-    delete process.env.SUFSORT_GPU_TUNE;
   });
 
   gpuIt("lengths 0, 1, 2, 3 and random texts of alphabet sizes 1, 2, 4, 26, 256", async (gpu) => {

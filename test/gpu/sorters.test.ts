@@ -17,7 +17,7 @@ import { SEGSORT_TILE } from "../../src/gpu/primitives/segmented-sort.js";
 import { WORKGROUP_SIZE } from "../../src/gpu/kernels.js";
 import { firstDifference, hardFamilies, naiveSuffixArray, randomText } from "../support/inputs.js";
 import { saisWasm } from "../support/sais-runner.js";
-import { gpuIt } from "./support.js";
+import { gpuIt, withTune } from "./support.js";
 
 /** gpu-spd in the compact layout it takes over gpu-skew's limit (forced at every length). */
 const gpuSpdCompact: SuffixSorter = { ...gpuSpdSorter, name: "gpu-spd (compact layout)", build: (ctx) => buildWithCover(ctx, DC3, "gpu-spd") };
@@ -81,38 +81,29 @@ for (const sorter of SORTERS) {
 
     if (sorter.name === "gpu-ls" || sorter.name.startsWith("gpu-spd") || sorter.name === "gpu-dc7") {
       gpuIt("large groups radix-sorted apart (threshold lowered to 8, no live rounds)", async (gpu) => {
-        process.env.SUFSORT_GPU_TUNE = "ls.largeGroup=8,doubling.liveMax=0";
-        try {
+        await withTune("ls.largeGroup=8,doubling.liveMax=0", async () => {
           for (const [name, text] of hardFamilies(3000, 4)) await expectLikeSais(gpu, sorter, text, name);
           await expectLikeSais(gpu, sorter, randomText(20000, 2, 6), "random sigma 2");
-        } finally {
-          delete process.env.SUFSORT_GPU_TUNE;
-        }
+        });
       });
 
       if (sorter.name === "gpu-spd") {
         gpuIt("every round gpu-ls's (one key, h doubled: spd.pairKeys=0)", async (gpu) => {
-          process.env.SUFSORT_GPU_TUNE = "spd.pairKeys=0";
-          try {
+          await withTune("spd.pairKeys=0", async () => {
             for (const [name, text] of hardFamilies(3000, 6)) await expectLikeSais(gpu, sorter, text, name);
             await expectLikeSais(gpu, sorter, randomText(20000, 4, 7), "random sigma 4");
-          } finally {
-            delete process.env.SUFSORT_GPU_TUNE;
-          }
+          });
         });
       }
 
       gpuIt("rounds turn live when few suffixes are left (bound lowered to 300)", async (gpu) => {
         // the first rounds wait for their counts, later ones run ahead over a stale upper bound
-        process.env.SUFSORT_GPU_TUNE = "doubling.liveMax=300";
-        try {
+        await withTune("doubling.liveMax=300", async () => {
           for (const [name, text] of hardFamilies(3000, 5)) await expectLikeSais(gpu, sorter, text, name);
           const text = randomText(30000, 4, 8);
           text.copyWithin(20000, 1000, 3000); // a 2000-byte repeat: live rounds until h = 2048
           await expectLikeSais(gpu, sorter, text, "random sigma 4 with a repeat");
-        } finally {
-          delete process.env.SUFSORT_GPU_TUNE;
-        }
+        });
       });
     }
 
@@ -120,15 +111,12 @@ for (const sorter of SORTERS) {
       // a run may span at most two windows: gpu-spd's compact sample holds 2n/3 entries
       const window = sorter === gpuDc7Sorter ? 1024 : 1216;
       gpuIt(`runs longer than a window: merges read and write two windows (window lowered to ${window}), spent buffers destroyed between phases`, async (gpu) => {
-        process.env.SUFSORT_GPU_TUNE = `cover.window=${window},cover.lean=1`;
-        try {
+        await withTune(`cover.window=${window},cover.lean=1`, async () => {
           // 3000 and 3500 bytes: gpu-dc7's non-sample run (~1714 entries) and gpu-spd's sample (2000,
           // 2334) span two windows, the SA three
           for (const [name, text] of hardFamilies(3000, 9)) await expectLikeSais(gpu, sorter, text, name);
           for (const sigma of [2, 4, 256]) await expectLikeSais(gpu, sorter, randomText(3500, sigma, 11), `random sigma ${sigma}`);
-        } finally {
-          delete process.env.SUFSORT_GPU_TUNE;
-        }
+        });
       });
 
       gpuIt("texts outside the heap (buildLarge: ctx.text and ctx.sa), verified", async (gpu) => {
@@ -143,13 +131,10 @@ for (const sorter of SORTERS) {
 
     if (sorter.name === "gpu-skew") {
       gpuIt("wide symbols: triples sorted in two passes", async (gpu) => {
-        process.env.SUFSORT_GPU_TUNE = "skew.tripleBits=8";
-        try {
+        await withTune("skew.tripleBits=8", async () => {
           for (const [name, text] of hardFamilies(2000, 3)) await expectLikeSais(gpu, sorter, text, name);
           await expectLikeSais(gpu, sorter, randomText(5000, 256, 5), "random sigma 256");
-        } finally {
-          delete process.env.SUFSORT_GPU_TUNE;
-        }
+        });
       });
     }
 
@@ -168,8 +153,8 @@ for (const sorter of SORTERS) {
 describe("GPU sorters' readback", () => {
 
   gpuIt("the SA comes back right in many small chunks through the rotating staging buffers", async (gpu) => {
-    process.env.SUFSORT_GPU_TUNE = "io.readChunk=1000"; // 250 u32 per chunk, not a divisor of n
-    try {
+    // 250 u32 per chunk, not a divisor of n
+    await withTune("io.readChunk=1000", async () => {
       await expectLikeSais(gpu, gpuLsSorter, randomText(12345, 4, 9), "random sigma 4");
       // skew and spd merge each chunk's entries right before its copy (pieces not multiples of the
       // merge's outputs per invocation); skew recurses on this text
@@ -177,9 +162,7 @@ describe("GPU sorters' readback", () => {
         await expectLikeSais(gpu, sorter, randomText(12345, 4, 9), "random sigma 4");
         await expectLikeSais(gpu, sorter, randomText(9999, 255, 3), "random sigma 255");
       }
-    } finally {
-      delete process.env.SUFSORT_GPU_TUNE;
-    }
+    });
   });
 });
 

@@ -28,6 +28,20 @@ afterAll(() => {
   context = null;
 });
 
+/** Runs `body` with SUFSORT_GPU_TUNE set to `tune` ("" for none), restoring it afterwards, also
+ * when `body` throws. */
+export async function withTune<T>(tune: string, body: () => Promise<T>): Promise<T> {
+  const before = process.env.SUFSORT_GPU_TUNE;
+  if (tune) process.env.SUFSORT_GPU_TUNE = tune;
+  else delete process.env.SUFSORT_GPU_TUNE;
+  try {
+    return await body();
+  } finally {
+    if (before === undefined) delete process.env.SUFSORT_GPU_TUNE;
+    else process.env.SUFSORT_GPU_TUNE = before;
+  }
+}
+
 /** Buffers a test allocates; all released at the end of the test. */
 export class TestBuffers {
   private readonly held: GPUBuffer[] = [];

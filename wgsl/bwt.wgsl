@@ -6,12 +6,15 @@
 //   T[n-1] for k = 0,   T[SA[k-1] - 1] for 0 < k < primary,   T[SA[k] - 1] for k >= primary.
 // Needs n >= 2 (the host handles shorter texts). Output: the n bytes packed 4 per u32 in out[0, words)
 // (little-endian, zero past n), the primary index in out[words].
+// An SA larger than one binding is bound in windows: `sa` holds SA[base ..), and each dispatch
+// covers the SA entries (find_primary) or output words (gather) [first, end) that its window holds.
 
 struct Params {
   n: u32,
   words: u32, // ceil(n / 4)
-  unused0: u32,
-  unused1: u32,
+  base: u32,  // SA index of sa[0]
+  first: u32, // first entry (find_primary) or output word (gather) of this dispatch
+  end: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -26,8 +29,8 @@ fn text_byte(j: u32) -> u32 {
 // The row of suffix 0, plus one (the $ row comes first): exactly one i has sa[i] = 0.
 @compute @workgroup_size(WG)
 fn find_primary(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = element(lid, wid, nwg);
-  if (i < params.n && sa[i] == 0u) {
+  let i = params.first + element(lid, wid, nwg);
+  if (i < params.end && sa[i - params.base] == 0u) {
     out[params.words] = i + 1u;
   }
 }
@@ -35,8 +38,8 @@ fn find_primary(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id
 // One output word (4 stored bytes) per invocation; find_primary ran before, in the same pass.
 @compute @workgroup_size(WG)
 fn gather(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let w = element(lid, wid, nwg);
-  if (w >= params.words) {
+  let w = params.first + element(lid, wid, nwg);
+  if (w >= params.end) {
     return;
   }
   let primary = out[params.words];
@@ -50,9 +53,9 @@ fn gather(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid:
     if (k == 0u) {
       byte = text_byte(params.n - 1u);
     } else if (k < primary) {
-      byte = text_byte(sa[k - 1u] - 1u);
+      byte = text_byte(sa[k - 1u - params.base] - 1u);
     } else {
-      byte = text_byte(sa[k] - 1u);
+      byte = text_byte(sa[k - params.base] - 1u);
     }
     word |= byte << (8u * j);
   }

@@ -127,6 +127,17 @@ describe("GPU BWT", () => {
     }
   });
 
+  gpuIt("an SA over one binding: read in windows (bwt.window lowered to 128 and 192 entries)", async (gpu) => {
+    for (const window of [128, 192]) {
+      await withTune(`bwt.window=${window}`, async () => {
+        for (const n of [2, 3, 63, 64, 65, 127, 128, 129, 130, 131, 191, 192, 193, 255, 256, 257, 383, 384, 385, 1000, 4099]) {
+          await expectLikeCpu(gpu, "gpu-spd", randomText(n, 4, 31 * n + window), `random sigma 4, window ${window}`);
+        }
+        for (const [name, text] of hardFamilies(777, 5)) await expectLikeCpu(gpu, "gpu-ls", text, `${name}, window ${window}`);
+      });
+    }
+  });
+
   gpuIt("lengths around the workgroup and tile sizes (4 bytes per output word)", async (gpu) => {
     for (const base of [WORKGROUP_SIZE, 4 * WORKGROUP_SIZE, SEGSORT_TILE]) {
       for (const n of [base - 1, base, base + 1, base + 2]) await expectLikeCpu(gpu, "gpu-spd", randomText(n, 4, n), "random sigma 4");

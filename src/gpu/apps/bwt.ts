@@ -1,9 +1,10 @@
 // The BWT on the GPU from a suffix array still on the device (wgsl/bwt.wgsl): a GPU sorter hands its
 // SA over (BuildContext.consumeDeviceSuffixArray), two dispatches derive L and the primary index,
 // and only the n BWT bytes (packed 4 per u32) and the primary index come back, never the 4n-byte SA.
-// Convention and file format: src/apps/bwt.ts. Limits: the sorter's (the SA is one binding).
+// Convention and file format: src/apps/bwt.ts. Limits: the sorter's (an SA over one binding is read
+// window by window).
 import type { GpuContext } from "../device.js";
-import { checkBinding, GpuBatch, pipeline, WORKGROUP_SIZE } from "../kernels.js";
+import { GpuBatch, pipeline, tuned, WORKGROUP_SIZE } from "../kernels.js";
 import { downloadSuffixArray } from "../algorithms/io.js";
 
 /** u32 words of the GPU BWT's output for n bytes: the packed bytes, then the primary index. */
@@ -17,13 +18,31 @@ export function bwtWords(n: number): number {
  */
 export function encodeBwtFromSuffixArray(batch: GpuBatch, text: GPUBuffer, sa: GPUBuffer, out: GPUBuffer, n: number): void {
   if (n < 2) throw new Error("sufsort: encodeBwtFromSuffixArray needs n >= 2");
-  checkBinding(batch.ctx, "BWT suffix array", n);
   const words = Math.ceil(n / 4);
-  const params = [n, words, 0, 0];
+  const window = windowEntries(batch.ctx);
+  const saWindow = (base: number) => ({ buffer: sa, offset: 4 * base, size: 4 * Math.min(window, n - base) });
   const find = pipeline(batch.ctx, { file: "bwt.wgsl", entry: "find_primary" });
-  batch.dispatch(find, params, [undefined, sa, out], Math.ceil(n / WORKGROUP_SIZE));
+  for (let base = 0; base < n; base += window) {
+    const end = Math.min(n, base + window);
+    batch.dispatch(find, [n, words, base, base, end], [undefined, saWindow(base), out], Math.ceil((end - base) / WORKGROUP_SIZE));
+  }
+  // Output word w reads SA[4w - 1 .. 4w + 3]: each window but the first starts 64 entries (one
+  // binding-offset unit) before the words it writes.
   const gather = pipeline(batch.ctx, { file: "bwt.wgsl", entry: "gather" });
-  batch.dispatch(gather, params, [text, sa, out], Math.ceil(words / WORKGROUP_SIZE));
+  const step = n <= window ? n : window - 64;
+  for (let from = 0; from < n; from += step) {
+    const base = Math.max(0, from - 64);
+    const first = from / 4;
+    const end = from + step >= n ? words : (from + step) / 4;
+    batch.dispatch(gather, [n, words, base, first, end], [text, saWindow(base), out], Math.ceil((end - first) / WORKGROUP_SIZE));
+  }
+}
+
+/** SA entries per binding window: whole 256-byte units of one binding ("bwt.window" lowers it for tests). */
+function windowEntries(gpu: GpuContext): number {
+  const most = Math.floor(gpu.maxBindingBytes / 256) * 64;
+  const wanted = tuned("bwt.window", most, 128);
+  return Math.min(most, wanted - (wanted % 64));
 }
 
 /**

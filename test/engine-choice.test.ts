@@ -125,7 +125,7 @@ describe("planEngine", () => {
     expect(plan({ n: low, gpu: "hardware", ...limits })).toBe("gpu-spd");
     const compact = planEngine({ engine: "auto", n: low + 1, threads: 2, gpu: "hardware", ...limits });
     expect(compact.sorter.name).toBe("gpu-spd");
-    expect(compact.routable).toBe(false); // gpu-skew could not take it
+    expect(compact.periodicAlgo).toBe("gpu-dc7"); // gpu-skew could not take a periodic text
     expect(compact.reason).toMatch(/compact layout/);
     expect(plan({ n: low + 2, gpu: "hardware", ...limits })).toBe("gpu-dc7");
     expect(plan({ n: low + 3, gpu: "hardware", ...limits })).toBe("sais");
@@ -184,13 +184,27 @@ describe("routing --engine gpu by the text", () => {
     expect(traitsOf(new Uint8Array(1000)).periodic).toBe(false); // too short to sample: doubling is cheap anyway
   });
 
-  it("a routable plan goes to gpu-skew on a periodic text; an explicit --algo is never rerouted", () => {
+  it("a routable plan goes to gpu-skew (over its limit gpu-dc7) on a periodic text; an explicit --algo is never rerouted", () => {
     const periodic = hardFamilies(1 << 16, 1)[0][1];
     const gpu = planEngine({ engine: "gpu", n: periodic.length, threads: 2, gpu: "hardware" });
     expect(routeByText(gpu, traitsOf(periodic)).sorter.name).toBe("gpu-skew");
     expect(routeByText(gpu, traitsOf(randomText(1 << 16, 4, 1))).sorter.name).toBe("gpu-spd");
     const named = planEngine({ engine: "gpu", algo: "gpu-ls", n: periodic.length, threads: 2, gpu: "hardware" });
     expect(routeByText(named, traitsOf(periodic)).sorter.name).toBe("gpu-ls");
+    // over gpu-skew's limit a periodic text goes from gpu-spd's compact layout to gpu-dc7 (auto and --engine gpu)
+    const n = AUTO_GPU_MIN_BYTES_OVER_SAIS + 1; // the traits come from the small texts
+    const limits = { gpuMaxLength: n - 1, gpuDefaultMaxLength: n, gpuLargeMaxLength: n };
+    for (const engine of ["gpu", "auto"] as const) {
+      const over = planEngine({ engine, n, threads: 2, gpu: "hardware", ...limits });
+      expect(over.sorter.name, engine).toBe("gpu-spd");
+      const routed = routeByText(over, traitsOf(periodic));
+      expect(routed.sorter.name, engine).toBe("gpu-dc7");
+      expect(routed.reason, engine).toMatch(/compact layout.*periodic/);
+      expect(routeByText(over, traitsOf(randomText(1 << 16, 4, 1))).sorter.name, engine).toBe("gpu-spd");
+    }
+    // ... unless gpu-dc7 cannot take it either
+    const stuck = planEngine({ engine: "gpu", n, threads: 2, gpu: "hardware", gpuMaxLength: n - 1, gpuDefaultMaxLength: n, gpuLargeMaxLength: n - 1 });
+    expect(routeByText(stuck, traitsOf(periodic)).sorter.name).toBe("gpu-spd");
   });
 });
 

@@ -28,7 +28,7 @@ Options:
                      below its GPU threshold (8 MiB over SA-IS or range on fewer than 8 threads,
                      64 MiB over range; on 8+ threads those texts of 4 symbols stay on range up
                      to its limit) or without a hardware GPU, else as gpu; gpu: gpu-spd, or gpu-skew for texts
-                     that look periodic (up to gpu-skew's limit), gpu-dc7 over gpu-spd's; hybrid: gpu-ls with each round's small groups sorted
+                     that look periodic (gpu-dc7 over gpu-skew's limit), gpu-dc7 over gpu-spd's; hybrid: gpu-ls with each round's small groups sorted
                      by the CPU workers while the GPU sorts the rest (prints the overlap)
   --algo NAME        algorithm ('sufsort algorithms' lists them); with --engine, they must agree
                      (--engine hybrid --algo gpu-ls is gpu-ls-hybrid)

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { bwt, unbwt, lcp, FMIndex, SufsortError } from "../src/index.js";
 import { SharedHeap } from "../src/cpu/memory.js";
 import { instantiate } from "../src/cpu/wasm.js";
-import { bwtFromSAInHeap, unbwtInHeap } from "../src/apps/bwt.js";
+import { bwtFromSAInHeap, unbwtHeapBytes, unbwtInHeap } from "../src/apps/bwt.js";
 import { lcpInHeap } from "../src/apps/lcp.js";
 import { buildIndexInHeap } from "../src/apps/fmindex.js";
 import { SequentialExecutor, type Executor } from "../src/cpu/executor.js";
@@ -97,6 +97,22 @@ describe("bwt", () => {
         heap.u8(outPtr, L.length).fill(0);
         await unbwtInHeap(heap, new SequentialExecutor(heap), bwtPtr, L.length, primary, outPtr, chainBytes);
         expect(firstDifference(heap.u8(outPtr, t.length), t), `${name}, ${chainBytes} bytes per chain`).toBe(-1);
+      }
+    }
+  });
+
+  it("decodes in place (out = the BWT) within unbwtHeapBytes, many chains and few", async () => {
+    for (const [name, t] of inputs) {
+      if (t.length === 0) continue;
+      const { bwt: L, primary } = naiveBwt(t);
+      for (const chainBytes of [1, 37, 4096]) {
+        const heap = new SharedHeap(unbwtHeapBytes(L.length));
+        const size = heap.memory.buffer.byteLength;
+        const bwtPtr = heap.alloc(L.length);
+        heap.u8(bwtPtr, L.length).set(L);
+        await unbwtInHeap(heap, new SequentialExecutor(heap), bwtPtr, L.length, primary, bwtPtr, chainBytes);
+        expect(firstDifference(heap.u8(bwtPtr, t.length), t), `${name}, ${chainBytes} bytes per chain`).toBe(-1);
+        expect(heap.memory.buffer.byteLength, `${name}: the heap did not grow`).toBe(size);
       }
     }
   });

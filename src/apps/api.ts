@@ -1,11 +1,11 @@
 // Public API of the applications (re-exported by src/index.ts): bwt, unbwt, lcp, FMIndex. Arguments
 // are checked here, once.
 import { buildPlaced, closePlaced, checkLength, placeText, resolveSorter, type PlacedText } from "../engine/build.js";
-import { SharedHeap } from "../cpu/memory.js";
+import { MAX_HEAP_BYTES, SharedHeap } from "../cpu/memory.js";
 import { instantiate } from "../cpu/wasm.js";
 import { verifyInHeap } from "../engine/verify.js";
 import { failure, usageError } from "../errors.js";
-import { bwtPlaced, unbwtInHeap } from "./bwt.js";
+import { bwtPlaced, unbwtHeapBytes, unbwtInHeap } from "./bwt.js";
 import { lcpInHeap } from "./lcp.js";
 import { SequentialExecutor } from "../cpu/executor.js";
 import { acquireGpu, resolveGpuMode, type GpuContext, type GpuMode } from "../gpu/device.js";
@@ -52,12 +52,11 @@ export async function unbwt(bwtBytes: Uint8Array, primary: number): Promise<Uint
   const bytes = toBytes(bwtBytes, "bwt");
   if (typeof primary !== "number") throw usageError("primary must be a number");
   const n = bytes.length;
-  const heap = new SharedHeap(64 + 8 * n + (1 << 20));
+  const heap = new SharedHeap(Math.min(MAX_HEAP_BYTES, unbwtHeapBytes(n)));
   const bwtPtr = heap.alloc(n);
   heap.u8(bwtPtr, n).set(bytes);
-  const outPtr = heap.alloc(n);
-  await unbwtInHeap(heap, new SequentialExecutor(heap), bwtPtr, n, primary, outPtr);
-  return heap.u8(outPtr, n).slice();
+  await unbwtInHeap(heap, new SequentialExecutor(heap), bwtPtr, n, primary, bwtPtr);
+  return heap.u8(bwtPtr, n).slice();
 }
 
 /**

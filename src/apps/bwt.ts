@@ -102,10 +102,16 @@ interface UnbwtKernels {
   markRows(psi: number, rows: number, count: number, set: number): void;
 }
 
+/** Heap bytes an in-place unbwtInHeap of n bytes needs: the BWT (then the text), psi, the chunk pool and tables. */
+export function unbwtHeapBytes(n: number): number {
+  return 64 + 6 * n + Math.ceil(n / 256) + MAX_CHAINS * (1 << CHUNK_SHIFT) + (4 << 20);
+}
+
 /**
- * Inverts the BWT (n bytes at bwtPtr, primary index) into n bytes at outPtr (scratch: 4(n+1) bytes
- * of psi and the chain tables, reserved and released here). Fails on a primary index out of range or
- * bytes that are not the BWT of any text (psi then has more than one cycle).
+ * Inverts the BWT (n bytes at bwtPtr, primary index) into n bytes at outPtr, which may be bwtPtr:
+ * the BWT is read only until psi is built (scratch: 4(n+1) bytes of psi, about n bytes of chain
+ * chunks and the chain tables, reserved and released here; see unbwtHeapBytes). Fails on a primary
+ * index out of range or bytes that are not the BWT of any text (psi then has more than one cycle).
  *
  * psi = LF^-1 over rows 0..n; the text is psi's cycle from the primary row, cut into chains at
  * evenly spaced rows. The chains are walked (in blocks) into chunks; the host links them in text

@@ -4,8 +4,8 @@ import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
 import { checkLength } from "../../engine/build.js";
 import { createExecutor, defaultThreads } from "../../cpu/executor.js";
-import { BWT_HEADER_BYTES, checkPrimary, unbwtInHeap } from "../../apps/bwt.js";
-import { SharedHeap } from "../../cpu/memory.js";
+import { BWT_HEADER_BYTES, checkPrimary, unbwtHeapBytes, unbwtInHeap } from "../../apps/bwt.js";
+import { MAX_HEAP_BYTES, SharedHeap } from "../../cpu/memory.js";
 import { failure } from "../../errors.js";
 import { openInput, checkOutputPath, writeFileAtomic } from "../files.js";
 
@@ -50,7 +50,7 @@ Options:
       } catch {
         throw failure(`'${input}': primary index ${stored} is out of range (${n === 0 ? "must be 0 for an empty BWT" : `1..${n} for a BWT of ${n} bytes`})`);
       }
-      heap = new SharedHeap(64 + 8 * n + (1 << 20));
+      heap = new SharedHeap(Math.min(MAX_HEAP_BYTES, unbwtHeapBytes(n)));
       bwtPtr = heap.alloc(n);
       const into = heap.u8(bwtPtr, n);
       for (let off = 0; off < n; ) {
@@ -61,7 +61,7 @@ Options:
     } finally {
       closeSync(fd);
     }
-    const outPtr = heap.alloc(n);
+    const outPtr = bwtPtr; // decoded in place: the BWT is no longer read once psi is built
     try {
       const executor = createExecutor(heap, threads);
       await unbwtInHeap(heap, executor, bwtPtr, n, primary, outPtr).finally(() => executor.close());

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { bwt, unbwt, lcp, FMIndex, SufsortError } from "../src/index.js";
 import { SharedHeap } from "../src/cpu/memory.js";
 import { instantiate } from "../src/cpu/wasm.js";
-import { bwtFromSAInHeap, unbwtHeapBytes, unbwtInHeap } from "../src/apps/bwt.js";
+import { bwtFromSAInHeap, bwtOverSuffixArray, unbwtHeapBytes, unbwtInHeap, unbwtLarge } from "../src/apps/bwt.js";
 import { lcpInHeap } from "../src/apps/lcp.js";
 import { buildIndexInHeap } from "../src/apps/fmindex.js";
 import { SequentialExecutor, type Executor } from "../src/cpu/executor.js";
@@ -127,6 +127,25 @@ describe("bwt", () => {
     await expect(unbwt(new TextEncoder().encode("aa"), 1)).rejects.toThrow(/not a valid BWT/);
     expect(await unbwt(new Uint8Array(0), 0)).toEqual(new Uint8Array(0));
   });
+
+  it("unbwtLarge (plain arrays, for BWTs over the heap) decodes every family and rejects what unbwt rejects", async () => {
+    for (const [name, t] of inputs) {
+      const { bwt: L, primary } = naiveBwt(t);
+      expect(firstDifference(unbwtLarge(L, primary), t), name).toBe(-1);
+    }
+    const L = new TextEncoder().encode("annbaa");
+    for (const primary of [0, 7, -1, 2.5]) expect(() => unbwtLarge(L, primary)).toThrow(/primary index .* out of range/);
+    expect(() => unbwtLarge(new TextEncoder().encode("aa"), 1)).toThrow(/not a valid BWT/);
+    // every other primary index of a valid BWT, and random bytes, decode to a single text or are rejected alike
+    const random = randomText(2000, 3, 99);
+    for (const [bytes, primary] of [[L, 1], [L, 2], [L, 6], [random, 1], [random, 1000]] as [Uint8Array, number][]) {
+      let inHeap: Uint8Array | string;
+      let large: Uint8Array | string;
+      try { inHeap = await unbwt(bytes, primary); } catch (e) { inHeap = (e as Error).message; }
+      try { large = unbwtLarge(bytes, primary); } catch (e) { large = (e as Error).message; }
+      expect(large, `primary ${primary}`).toEqual(inHeap);
+    }
+  });
 });
 
 describe("lcp", () => {
@@ -233,6 +252,31 @@ describe("a larger input (many blocks, chains and samples)", () => {
       expect(results[q].count).toBe(want.length);
       expect(firstDifference(results[q].positions!, want)).toBe(-1);
     });
+  });
+});
+
+describe("BWT over the SA (texts whose heap has no room for L beside it)", () => {
+  it("equals the BWT by definition for waves of 1, 5, 64 and 1000 rows and any block split", async () => {
+    for (const [name, t] of [["banana", new TextEncoder().encode("banana")], ["random", randomText(3001, 5, 3)], ...hardFamilies(700, 9)] as Array<[string, Uint8Array]>) {
+      const n = t.length;
+      const want = naiveBwt(t);
+      const heap = new SharedHeap(64 + 8 * n + (1 << 20));
+      const sequential = new SequentialExecutor(heap);
+      const textPtr = heap.alloc(n);
+      heap.u8(textPtr, n).set(t);
+      const saPtr = heap.alloc(4 * n);
+      for (const [threads, wave, minRows] of [[1, 1, 1], [3, 5, 2], [2, 64, 10], [4, 1000, 37]]) {
+        heap.u32(saPtr, n).set(naiveSuffixArray(t));
+        const runner: Executor = { threads, heap, kernels: sequential.kernels, map: (k, calls) => sequential.map(k, calls), runOne: (k, a) => sequential.runOne(k, a), close: async () => {} };
+        const primary = await bwtOverSuffixArray(heap, runner, textPtr, saPtr, n, wave, minRows);
+        const L = heap.u8(saPtr, n + 1);
+        const stored = new Uint8Array(n);
+        stored.set(L.subarray(0, primary));
+        stored.set(L.subarray(primary + 1), primary);
+        expect(primary, `${name}, wave ${wave}`).toBe(want.primary);
+        expect(firstDifference(stored, want.bwt), `${name}, wave ${wave}`).toBe(-1);
+      }
+    }
   });
 });
 

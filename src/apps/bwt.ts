@@ -4,7 +4,7 @@
 // byte before row r's suffix; the row of the whole text (suffix 0) has none: it is dropped from L and
 // its row number is the primary index. banana -> "annbaa", primary 4. For n = 0 the BWT is empty
 // and the primary index 0. File format (.bwt): primary index as u64 little-endian, then the n bytes.
-import type { SharedHeap } from "../cpu/memory.js";
+import { MAX_HEAP_BYTES, type SharedHeap } from "../cpu/memory.js";
 import { buildPlaced, type BuildOptions, type PlacedText } from "../engine/build.js";
 import { failure } from "../errors.js";
 import { splitRange, TASKS_PER_THREAD } from "./blocks.js";
@@ -19,6 +19,8 @@ const MIN_BLOCK_ROWS = 1 << 20;
 const BYTES_PER_CHAIN = 1 << 12;
 /** Most chains: linking them is a host loop, and each costs a few words of state. */
 const MAX_CHAINS = 1 << 16;
+/** Rows per wave of bwtOverSuffixArray (its scratch). */
+const BWT_WAVE_BYTES = 1 << 24;
 /** Scratch of one unbwtWalk call: INTERLEAVE (32) slots of 24 bytes (asm/bwt.ts). */
 const WALK_SLOTS_BYTES = 32 * 24;
 /** Chains write into chunks of 2^CHUNK_SHIFT bytes; each chain wastes less than one. */
@@ -66,8 +68,12 @@ export async function bwtPlaced(
 
 async function bwtFromBuilt(heap: SharedHeap, runner: Executor, textPtr: number, n: number, saPtr: number, saSeconds: number): Promise<BwtInHeap> {
   const t0 = performance.now();
-  const out = heap.alloc(n + 1);
-  const primary = await bwtFromSAInHeap(heap, runner, textPtr, saPtr, n, out);
+  // L beside the SA when the heap has room for it, else over the SA itself.
+  const inPlace = Math.ceil(heap.used / 64) * 64 + n + 1 > MAX_HEAP_BYTES;
+  const out = inPlace ? saPtr : heap.alloc(n + 1);
+  const primary = inPlace
+    ? await bwtOverSuffixArray(heap, runner, textPtr, saPtr, n)
+    : await bwtFromSAInHeap(heap, runner, textPtr, saPtr, n, out);
   const bwtSeconds = (performance.now() - t0) / 1000;
   return {
     primary,
@@ -88,6 +94,36 @@ export async function bwtFromSAInHeap(
   return Math.max(...found);
 }
 
+/**
+ * bwtFromSAInHeap with L written over the SA (n + 1 bytes at saPtr), for texts whose heap has no
+ * room for L beside it. Row k + 1 comes from SA[k] and lands in entry (k + 1) / 4 <= k, so once
+ * the entries before a wave's end are read, the wave's rows (gathered in parallel into a scratch
+ * of waveBytes) can be copied into place; row 0 (T[n-1]) goes last over entry 0.
+ */
+export async function bwtOverSuffixArray(
+  heap: SharedHeap, runner: Executor, textPtr: number, saPtr: number, n: number,
+  waveBytes = BWT_WAVE_BYTES, minBlockRows = MIN_BLOCK_ROWS,
+): Promise<number> {
+  const wave = Math.min(n, waveBytes);
+  const mark = heap.used;
+  try {
+    const scratch = heap.alloc(wave + 1);
+    let primary = 0;
+    for (let a = 0; a < n; a += wave) {
+      const b = Math.min(n, a + wave);
+      // bwtFromSA writes row k + 1 to out + k + 1: with out = scratch - a (mod 2^32), to scratch + (k - a) + 1.
+      const blocks = splitRange(b - a, runner.threads * TASKS_PER_THREAD, minBlockRows);
+      const found = await runner.map("bwtFromSA", blocks.map(([k0, k1]) => [textPtr, saPtr, (scratch - a) | 0, a + k0, a + k1]));
+      primary = Math.max(primary, ...found);
+      heap.u8(0, heap.memory.buffer.byteLength).copyWithin(saPtr + a + 1, scratch + 1, scratch + 1 + (b - a));
+    }
+    heap.u8(saPtr, 1)[0] = heap.u8(textPtr + n - 1, 1)[0];
+    return primary;
+  } finally {
+    heap.release(mark);
+  }
+}
+
 /** Checks a primary index against the BWT length (a failure: it came from a file or a caller). */
 export function checkPrimary(n: number, primary: number): void {
   const ok = n === 0 ? primary === 0 : Number.isInteger(primary) && primary >= 1 && primary <= n;
@@ -100,6 +136,42 @@ interface UnbwtKernels {
   byteHistogram(bytes: number, from: number, to: number, counts: number): void;
   psiFromBWT(bwt: number, primary: number, psi: number, next: number, r0: number, r1: number): void;
   markRows(psi: number, rows: number, count: number, set: number): void;
+}
+
+const NOT_A_BWT = "the input is not a valid BWT (it does not decode to a single text)";
+
+/**
+ * Inverts a BWT too large for the WebAssembly memory (unbwtHeapBytes(n) over 4 GiB), in plain
+ * arrays on one thread: psi as unbwtInHeap builds it, then one walk from the primary row (about
+ * 4n + 3n bytes beyond L; each step a random load, so far slower per byte than the chains).
+ */
+export function unbwtLarge(L: Uint8Array, primary: number): Uint8Array {
+  const n = L.length;
+  checkPrimary(n, primary);
+  const text = new Uint8Array(n);
+  if (n === 0) return text;
+  const next = new Float64Array(257);
+  for (let i = 0; i < n; i++) next[L[i] + 1]++;
+  next[0] = 1; // row 0 is the $ row
+  for (let c = 1; c <= 256; c++) next[c] += next[c - 1];
+  // F: the first byte of each row's suffix (row 0, the $ row, is never read).
+  const F = new Uint8Array(n + 1);
+  for (let c = 0; c < 256; c++) F.fill(c, next[c], next[c + 1]);
+  const psi = new Uint32Array(n + 1);
+  psi[0] = primary;
+  for (let r = 0; r <= n; r++) {
+    if (r === primary) continue;
+    const c = L[r < primary ? r : r - 1];
+    psi[next[c]++] = r;
+  }
+  let row = primary;
+  for (let i = 0; i < n; i++) {
+    if (row === 0) throw failure(NOT_A_BWT);
+    text[i] = F[row];
+    row = psi[row];
+  }
+  if (row !== 0) throw failure(NOT_A_BWT);
+  return text;
 }
 
 /** Heap bytes an in-place unbwtInHeap of n bytes needs: the BWT (then the text), psi, the chunk pool and tables. */
@@ -216,7 +288,7 @@ export async function unbwtInHeap(
       if (end[j] === 0 || order.length > chains) break;
       j = chainOf.get(end[j])!;
     }
-    if (order.length !== chains || total !== n) throw failure("the input is not a valid BWT (it does not decode to a single text)");
+    if (order.length !== chains || total !== n) throw failure(NOT_A_BWT);
     const memory = heap.u8(0, heap.memory.buffer.byteLength);
     const head = heap.u32(heads, chains);
     const next = heap.u32(chunkNext, chunkTotal);

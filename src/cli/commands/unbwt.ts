@@ -4,7 +4,7 @@ import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
 import { checkLength } from "../../engine/build.js";
 import { createExecutor, defaultThreads } from "../../cpu/executor.js";
-import { BWT_HEADER_BYTES, checkPrimary, unbwtHeapBytes, unbwtInHeap } from "../../apps/bwt.js";
+import { BWT_HEADER_BYTES, checkPrimary, unbwtHeapBytes, unbwtInHeap, unbwtLarge } from "../../apps/bwt.js";
 import { MAX_HEAP_BYTES, SharedHeap } from "../../cpu/memory.js";
 import { failure } from "../../errors.js";
 import { openInput, checkOutputPath, writeFileAtomic } from "../files.js";
@@ -34,8 +34,8 @@ Options:
     const threads = intOption(args, "threads", defaultThreads());
     checkOutputPath(out, [input]);
     const { fd, size } = openInput(input);
-    let heap: SharedHeap;
-    let bwtPtr: number;
+    let heap: SharedHeap | undefined;
+    let bytes: Uint8Array;
     let primary: number;
     const n = size - BWT_HEADER_BYTES;
     try {
@@ -50,26 +50,35 @@ Options:
       } catch {
         throw failure(`'${input}': primary index ${stored} is out of range (${n === 0 ? "must be 0 for an empty BWT" : `1..${n} for a BWT of ${n} bytes`})`);
       }
-      heap = new SharedHeap(Math.min(MAX_HEAP_BYTES, unbwtHeapBytes(n)));
-      bwtPtr = heap.alloc(n);
-      const into = heap.u8(bwtPtr, n);
+      // In place in the heap (the chains, on every thread) when it fits, else in plain arrays.
+      if (unbwtHeapBytes(n) <= MAX_HEAP_BYTES) {
+        heap = new SharedHeap(unbwtHeapBytes(n));
+        bytes = heap.u8(heap.alloc(n), n);
+      } else {
+        bytes = new Uint8Array(n);
+      }
       for (let off = 0; off < n; ) {
-        const got = readSync(fd, into, off, Math.min(1 << 30, n - off), BWT_HEADER_BYTES + off);
+        const got = readSync(fd, bytes, off, Math.min(1 << 30, n - off), BWT_HEADER_BYTES + off);
         if (got === 0) throw failure(`'${input}' shrank while being read`);
         off += got;
       }
     } finally {
       closeSync(fd);
     }
-    const outPtr = bwtPtr; // decoded in place: the BWT is no longer read once psi is built
+    let text = bytes;
     try {
-      const executor = createExecutor(heap, threads);
-      await unbwtInHeap(heap, executor, bwtPtr, n, primary, outPtr).finally(() => executor.close());
+      if (heap !== undefined) {
+        // decoded in place: the BWT is no longer read once psi is built
+        const executor = createExecutor(heap, threads);
+        await unbwtInHeap(heap, executor, bytes.byteOffset, n, primary, bytes.byteOffset).finally(() => executor.close());
+      } else {
+        text = unbwtLarge(bytes, primary);
+      }
     } catch (e) {
       if (e instanceof Error && e.name === "SufsortError") throw failure(`'${input}': ${e.message}`);
       throw e;
     }
-    writeFileAtomic(out, [heap.u8(outPtr, n)]);
+    writeFileAtomic(out, [text]);
     return 0;
   },
 };

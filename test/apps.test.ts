@@ -106,7 +106,7 @@ describe("bwt", () => {
       if (t.length === 0) continue;
       const { bwt: L, primary } = naiveBwt(t);
       for (const chainBytes of [1, 37, 4096]) {
-        const heap = new SharedHeap(unbwtHeapBytes(L.length));
+        const heap = new SharedHeap(unbwtHeapBytes(L.length, chainBytes));
         const size = heap.memory.buffer.byteLength;
         const bwtPtr = heap.alloc(L.length);
         heap.u8(bwtPtr, L.length).set(L);

@@ -175,8 +175,9 @@ export function unbwtLarge(L: Uint8Array, primary: number): Uint8Array {
 }
 
 /** Heap bytes an in-place unbwtInHeap of n bytes needs: the BWT (then the text), psi, the chunk pool and tables. */
-export function unbwtHeapBytes(n: number): number {
-  return 64 + 6 * n + Math.ceil(n / 256) + MAX_CHAINS * (1 << CHUNK_SHIFT) + (4 << 20);
+export function unbwtHeapBytes(n: number, bytesPerChain = BYTES_PER_CHAIN): number {
+  const chains = Math.min(MAX_CHAINS, Math.ceil(n / bytesPerChain)) + 1;
+  return 64 + 6 * n + Math.ceil(n / 256) + chains * ((1 << CHUNK_SHIFT) + 32) + (4 << 20);
 }
 
 /**

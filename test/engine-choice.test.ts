@@ -109,7 +109,7 @@ describe("planEngine", () => {
   it("--engine gpu: gpu-spd (routable to gpu-skew); --engine hybrid: gpu-ls-hybrid", () => {
     const gpu = planEngine({ engine: "gpu", n: 1000, threads: 2, gpu: "hardware" });
     expect(gpu.sorter.name).toBe("gpu-spd");
-    expect(gpu.routable).toBe(true);
+    expect(gpu.periodicAlgo).toBe("gpu-skew");
     expect(plan({ engine: "hybrid", gpu: "software" })).toBe("gpu-ls-hybrid");
   });
 
@@ -184,7 +184,7 @@ describe("routing --engine gpu by the text", () => {
     expect(traitsOf(new Uint8Array(1000)).periodic).toBe(false); // too short to sample: doubling is cheap anyway
   });
 
-  it("a routable plan goes to gpu-skew (over its limit gpu-dc7) on a periodic text; an explicit --algo is never rerouted", () => {
+  it("a GPU plan goes to gpu-skew (over its limit gpu-dc7) on a periodic text; an explicit --algo is never rerouted", () => {
     const periodic = hardFamilies(1 << 16, 1)[0][1];
     const gpu = planEngine({ engine: "gpu", n: periodic.length, threads: 2, gpu: "hardware" });
     expect(routeByText(gpu, traitsOf(periodic)).sorter.name).toBe("gpu-skew");

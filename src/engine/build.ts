@@ -233,7 +233,7 @@ async function requireDevice(mode: GpuMode, who: string): Promise<GpuContext | n
 }
 
 /**
- * Lets a routable plan follow the placed text's traits (gpu-spd -> gpu-skew on periodic texts). The
+ * Lets a plan with a periodicAlgo follow the placed text's traits (gpu-spd -> gpu-skew on periodic texts). The
  * two need the same heap (GPU sorters keep no heap scratch), which is checked.
  */
 export function routePlaced(placed: PlacedText, plan: EnginePlan, traits: TextTraits): EnginePlan {

@@ -126,9 +126,7 @@ export interface EnginePlan {
   sorter: SuffixSorter;
   /** Why, in a few words (shown by build --json). */
   reason: string;
-  /** The plan may change to GPU_PERIODIC_ALGO (or periodicAlgo) once the text is seen (routeByText). */
-  routable: boolean;
-  /** Where routeByText sends a periodic text instead of GPU_PERIODIC_ALGO. */
+  /** Where routeByText sends the build once the text is seen to be periodic; absent: nowhere else. */
   periodicAlgo?: string;
 }
 
@@ -162,9 +160,9 @@ export function planEngine(req: EngineRequest): EnginePlan {
   const { engine, algo, n, threads } = req;
   if (algo !== undefined) {
     const named = sorterOf(algo);
-    if (engine === "auto" || engine === named.engine) return { sorter: named, reason: `--algo ${algo}${engine === "auto" ? "" : ` (--engine ${engine})`}`, routable: false };
+    if (engine === "auto" || engine === named.engine) return { sorter: named, reason: `--algo ${algo}${engine === "auto" ? "" : ` (--engine ${engine})`}` };
     if (engine === "hybrid" && HYBRID_OF[algo] !== undefined) {
-      return { sorter: sorterOf(HYBRID_OF[algo]), reason: `--engine hybrid --algo ${algo}`, routable: false };
+      return { sorter: sorterOf(HYBRID_OF[algo]), reason: `--engine hybrid --algo ${algo}` };
     }
     const fitting = listSorters().filter((s) => s.engine === engine).map((s) => s.name);
     const hybridNote = engine === "hybrid" ? ` (or ${Object.keys(HYBRID_OF).join(", ")})` : "";
@@ -172,22 +170,22 @@ export function planEngine(req: EngineRequest): EnginePlan {
   }
   const cpu = cpuAlgorithm(n, threads, req.traits);
   const onCpu = `${cpu} for ${n} bytes on ${threads} thread${threads === 1 ? "" : "s"}`;
-  if (engine === "cpu") return { sorter: sorterOf(cpu), reason: `--engine cpu: ${onCpu}`, routable: false };
+  if (engine === "cpu") return { sorter: sorterOf(cpu), reason: `--engine cpu: ${onCpu}` };
   const large = overGpuLimit(req);
-  if (engine === "gpu") return large ?? { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: "--engine gpu", routable: true };
-  if (engine === "hybrid") return { sorter: sorterOf(HYBRID_DEFAULT_ALGO), reason: "--engine hybrid", routable: false };
+  if (engine === "gpu") return large ?? { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: "--engine gpu", periodicAlgo: GPU_PERIODIC_ALGO };
+  if (engine === "hybrid") return { sorter: sorterOf(HYBRID_DEFAULT_ALGO), reason: "--engine hybrid" };
   const threshold = gpuThreshold(n, threads, req.traits);
   if (n < threshold) {
     const kind = req.traits?.smallAlphabet && cpu === "range" && threads >= AUTO_RANGE_MIN_THREADS ? ` for a text of at most ${SMALL_ALPHABET} symbols` : "";
-    return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, below the GPU threshold of ${threshold} bytes${kind}`, routable: false };
+    return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, below the GPU threshold of ${threshold} bytes${kind}` };
   }
-  if (req.gpu !== "hardware") return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, no hardware GPU`, routable: false };
+  if (req.gpu !== "hardware") return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, no hardware GPU` };
   if (large) return { ...large, reason: `--engine auto: the GPU from ${threshold} bytes; ${large.reason}` };
   if (req.gpuMaxLength !== undefined && n > req.gpuMaxLength) {
     const most = Math.max(req.gpuMaxLength, req.gpuDefaultMaxLength ?? 0, req.gpuLargeMaxLength ?? 0);
-    return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, over the GPU's limit of ${most} bytes`, routable: false };
+    return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, over the GPU's limit of ${most} bytes` };
   }
-  return { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: `--engine auto: the GPU from ${threshold} bytes (n = ${n})`, routable: true };
+  return { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: `--engine auto: the GPU from ${threshold} bytes (n = ${n})`, periodicAlgo: GPU_PERIODIC_ALGO };
 }
 
 /**
@@ -201,19 +199,19 @@ function overGpuLimit(req: EngineRequest): EnginePlan | undefined {
   const { n, gpuMaxLength, gpuDefaultMaxLength, gpuLargeMaxLength } = req;
   if (gpuMaxLength === undefined || n <= gpuMaxLength) return undefined;
   if (gpuDefaultMaxLength !== undefined && n <= gpuDefaultMaxLength) {
-    const plan: EnginePlan = { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: `${GPU_DEFAULT_ALGO}'s compact layout over ${gpuMaxLength} bytes`, routable: false };
-    if (gpuLargeMaxLength !== undefined && n <= gpuLargeMaxLength) Object.assign(plan, { routable: true, periodicAlgo: GPU_LARGE_ALGO });
+    const plan: EnginePlan = { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: `${GPU_DEFAULT_ALGO}'s compact layout over ${gpuMaxLength} bytes` };
+    if (gpuLargeMaxLength !== undefined && n <= gpuLargeMaxLength) plan.periodicAlgo = GPU_LARGE_ALGO;
     return plan;
   }
   if (gpuLargeMaxLength === undefined || n > gpuLargeMaxLength) return undefined;
   const limit = Math.max(gpuMaxLength, gpuDefaultMaxLength ?? 0);
-  return { sorter: sorterOf(GPU_LARGE_ALGO), reason: `${GPU_LARGE_ALGO} over ${GPU_DEFAULT_ALGO}'s limit of ${limit} bytes`, routable: false };
+  return { sorter: sorterOf(GPU_LARGE_ALGO), reason: `${GPU_LARGE_ALGO} over ${GPU_DEFAULT_ALGO}'s limit of ${limit} bytes` };
 }
 
-/** A routable plan switches to gpu-skew (or its periodicAlgo) when the text looks periodic (traits: textTraits / traitsOf). */
+/** A plan with a periodicAlgo switches to it when the text looks periodic (traits: textTraits / traitsOf). */
 export function routeByText(plan: EnginePlan, traits: TextTraits): EnginePlan {
-  if (!plan.routable || !traits.periodic) return plan;
-  return { sorter: sorterOf(plan.periodicAlgo ?? GPU_PERIODIC_ALGO), reason: `${plan.reason}; the text looks periodic`, routable: false };
+  if (plan.periodicAlgo === undefined || !traits.periodic) return plan;
+  return { sorter: sorterOf(plan.periodicAlgo), reason: `${plan.reason}; the text looks periodic` };
 }
 
 /**

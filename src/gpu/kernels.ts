@@ -392,6 +392,17 @@ export function tuned(name: string, fallback: number, least = 1): number {
   return fallback;
 }
 
+/**
+ * Entries of 4 bytes per window of one binding, in whole 256-byte units (the binding-offset
+ * alignment), for arrays bound piece by piece; the tune key `name` lowers it for tests (values below
+ * `least` are ignored, and a window holds at least 64 entries).
+ */
+export function bindingWindow(gpu: GpuContext, name: string, least = 1): number {
+  const most = Math.floor(gpu.maxBindingBytes / 256) * 64;
+  const wanted = tuned(name, most, least);
+  return Math.min(most, Math.max(64, wanted - (wanted % 64)));
+}
+
 /** Bytes of shared memory per workgroup the device allows. */
 export function sharedBytes(ctx: GpuContext): number {
   return ctx.device.limits.maxComputeWorkgroupStorageSize;

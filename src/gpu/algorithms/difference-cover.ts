@@ -23,7 +23,7 @@ import { limitError } from "../../errors.js";
 import { registerSorter, suffixArrayOf, textOf, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import { STORAGE_USAGE } from "../buffers.js";
 import type { GpuContext } from "../device.js";
-import { GpuBatch, pipeline, tuned, WORKGROUP_SIZE, type Binding } from "../kernels.js";
+import { bindingWindow, GpuBatch, pipeline, tuned, WORKGROUP_SIZE, type Binding } from "../kernels.js";
 import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs, encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
 import { bitsFor } from "./bits.js";
@@ -104,13 +104,6 @@ export const maxDc7Length = (gpu: GpuContext) => maxCoverLength(gpu, DC7);
 interface Run {
   buffer: GPUBuffer;
   n: number;
-}
-
-/** Entries per window: whole 256-byte units of one binding ("cover.window" lowers it for tests). */
-function windowEntries(gpu: GpuContext): number {
-  const most = Math.floor(gpu.maxBindingBytes / 256) * 64;
-  const wanted = tuned("cover.window", most);
-  return Math.min(most, Math.max(64, wanted - (wanted % 64)));
 }
 
 /** A run as two windows (the second a stand-in when one holds it all) and the first one's length. */
@@ -239,7 +232,7 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
       else encodeRadixSortPairs64(batch, buffers.keyLow, buffers.keyHigh, run.buffer, count, { endBit: keyBits });
     }
 
-    const window = windowEntries(gpu);
+    const window = bindingWindow(gpu, "cover.window");
     /** Encodes the outputs [from, to) of merge(a, b) into `out` (window by window). */
     const mergeInto = (into: GpuBatch, a: Run, b: Run, out: GPUBuffer, from: number, to: number) => {
       const [a0, a1, wa] = windowsOf(a, window);

@@ -4,7 +4,7 @@
 // Convention and file format: src/apps/bwt.ts. Limits: the sorter's (an SA over one binding is read
 // window by window).
 import type { GpuContext } from "../device.js";
-import { GpuBatch, pipeline, tuned, WORKGROUP_SIZE } from "../kernels.js";
+import { bindingWindow, GpuBatch, pipeline, WORKGROUP_SIZE } from "../kernels.js";
 import { downloadSuffixArray } from "../algorithms/io.js";
 
 /** u32 words of the GPU BWT's output for n bytes: the packed bytes, then the primary index. */
@@ -19,7 +19,7 @@ export function bwtWords(n: number): number {
 export function encodeBwtFromSuffixArray(batch: GpuBatch, text: GPUBuffer, sa: GPUBuffer, out: GPUBuffer, n: number): void {
   if (n < 2) throw new Error("sufsort: encodeBwtFromSuffixArray needs n >= 2");
   const words = Math.ceil(n / 4);
-  const window = windowEntries(batch.ctx);
+  const window = bindingWindow(batch.ctx, "bwt.window", 128); // >= 128: each gather window writes 64 entries or more
   const saWindow = (base: number) => ({ buffer: sa, offset: 4 * base, size: 4 * Math.min(window, n - base) });
   const find = pipeline(batch.ctx, { file: "bwt.wgsl", entry: "find_primary" });
   for (let base = 0; base < n; base += window) {
@@ -36,13 +36,6 @@ export function encodeBwtFromSuffixArray(batch: GpuBatch, text: GPUBuffer, sa: G
     const end = from + step >= n ? words : (from + step) / 4;
     batch.dispatch(gather, [n, words, base, first, end], [text, saWindow(base), out], Math.ceil((end - first) / WORKGROUP_SIZE));
   }
-}
-
-/** SA entries per binding window: whole 256-byte units of one binding ("bwt.window" lowers it for tests). */
-function windowEntries(gpu: GpuContext): number {
-  const most = Math.floor(gpu.maxBindingBytes / 256) * 64;
-  const wanted = tuned("bwt.window", most, 128);
-  return Math.min(most, wanted - (wanted % 64));
 }
 
 /**

@@ -1,11 +1,11 @@
 // Public API of the applications (re-exported by src/index.ts): bwt, unbwt, lcp, FMIndex. Arguments
 // are checked here, once.
 import { buildPlaced, closePlaced, checkLength, placeText, resolveSorter, type PlacedText } from "../engine/build.js";
-import { MAX_HEAP_BYTES, SharedHeap } from "../cpu/memory.js";
+import { SharedHeap } from "../cpu/memory.js";
 import { instantiate } from "../cpu/wasm.js";
 import { verifyInHeap } from "../engine/verify.js";
 import { failure, usageError } from "../errors.js";
-import { bwtPlaced, unbwtHeapBytes, unbwtInHeap, unbwtLarge } from "./bwt.js";
+import { bwtPlaced, unbwtHeap, unbwtInHeap, unbwtLarge } from "./bwt.js";
 import { lcpInHeap } from "./lcp.js";
 import { SequentialExecutor } from "../cpu/executor.js";
 import { acquireGpu, resolveGpuMode, type GpuContext, type GpuMode } from "../gpu/device.js";
@@ -52,8 +52,8 @@ export async function unbwt(bwtBytes: Uint8Array, primary: number): Promise<Uint
   const bytes = toBytes(bwtBytes, "bwt");
   if (typeof primary !== "number") throw usageError("primary must be a number");
   const n = bytes.length;
-  if (unbwtHeapBytes(n) > MAX_HEAP_BYTES) return unbwtLarge(bytes, primary);
-  const heap = new SharedHeap(unbwtHeapBytes(n));
+  const heap = unbwtHeap(n);
+  if (heap === undefined) return unbwtLarge(bytes, primary);
   const bwtPtr = heap.alloc(n);
   heap.u8(bwtPtr, n).set(bytes);
   await unbwtInHeap(heap, new SequentialExecutor(heap), bwtPtr, n, primary, bwtPtr);

@@ -4,7 +4,7 @@
 // byte before row r's suffix; the row of the whole text (suffix 0) has none: it is dropped from L and
 // its row number is the primary index. banana -> "annbaa", primary 4. For n = 0 the BWT is empty
 // and the primary index 0. File format (.bwt): primary index as u64 little-endian, then the n bytes.
-import { MAX_HEAP_BYTES, type SharedHeap } from "../cpu/memory.js";
+import { MAX_HEAP_BYTES, SharedHeap } from "../cpu/memory.js";
 import { buildPlaced, type BuildOptions, type PlacedText } from "../engine/build.js";
 import { failure } from "../errors.js";
 import { splitRange, TASKS_PER_THREAD } from "./blocks.js";
@@ -69,9 +69,8 @@ export async function bwtPlaced(
 async function bwtFromBuilt(heap: SharedHeap, runner: Executor, textPtr: number, n: number, saPtr: number, saSeconds: number): Promise<BwtInHeap> {
   const t0 = performance.now();
   // L beside the SA when the heap has room for it, else over the SA itself.
-  const inPlace = Math.ceil(heap.used / 64) * 64 + n + 1 > MAX_HEAP_BYTES;
-  const out = inPlace ? saPtr : heap.alloc(n + 1);
-  const primary = inPlace
+  const out = heap.fits(n + 1) ? heap.alloc(n + 1) : saPtr;
+  const primary = out === saPtr
     ? await bwtOverSuffixArray(heap, runner, textPtr, saPtr, n)
     : await bwtFromSAInHeap(heap, runner, textPtr, saPtr, n, out);
   const bwtSeconds = (performance.now() - t0) / 1000;
@@ -89,9 +88,15 @@ export async function bwtFromSAInHeap(
   minBlockRows = MIN_BLOCK_ROWS,
 ): Promise<number> {
   heap.u8(out, 1)[0] = heap.u8(textPtr + n - 1, 1)[0];
-  const blocks = splitRange(n, runner.threads * TASKS_PER_THREAD, minBlockRows);
-  const found = await runner.map("bwtFromSA", blocks.map(([k0, k1]) => [textPtr, saPtr, out, k0, k1]));
-  return Math.max(...found);
+  return gatherRows(runner, textPtr, saPtr, out, 0, n, minBlockRows);
+}
+
+/** Rows k + 1 of L for k in [a, b), from SA[k], to out + k + 1 (u32 arithmetic), in blocks on the
+ * runner; returns the primary index when it is among them, else 0. */
+async function gatherRows(runner: Executor, textPtr: number, saPtr: number, out: number, a: number, b: number, minBlockRows: number): Promise<number> {
+  const blocks = splitRange(b - a, runner.threads * TASKS_PER_THREAD, minBlockRows);
+  const found = await runner.map("bwtFromSA", blocks.map(([k0, k1]) => [textPtr, saPtr, out | 0, a + k0, a + k1]));
+  return Math.max(0, ...found);
 }
 
 /**
@@ -111,10 +116,8 @@ export async function bwtOverSuffixArray(
     let primary = 0;
     for (let a = 0; a < n; a += wave) {
       const b = Math.min(n, a + wave);
-      // bwtFromSA writes row k + 1 to out + k + 1: with out = scratch - a (mod 2^32), to scratch + (k - a) + 1.
-      const blocks = splitRange(b - a, runner.threads * TASKS_PER_THREAD, minBlockRows);
-      const found = await runner.map("bwtFromSA", blocks.map(([k0, k1]) => [textPtr, saPtr, (scratch - a) | 0, a + k0, a + k1]));
-      primary = Math.max(primary, ...found);
+      // row k + 1 goes to out + k + 1: with out = scratch - a (mod 2^32), to scratch + (k - a) + 1
+      primary = Math.max(primary, await gatherRows(runner, textPtr, saPtr, scratch - a, a, b, minBlockRows));
       heap.u8(0, heap.memory.buffer.byteLength).copyWithin(saPtr + a + 1, scratch + 1, scratch + 1 + (b - a));
     }
     heap.u8(saPtr, 1)[0] = heap.u8(textPtr + n - 1, 1)[0];
@@ -178,6 +181,11 @@ export function unbwtLarge(L: Uint8Array, primary: number): Uint8Array {
 export function unbwtHeapBytes(n: number, bytesPerChain = BYTES_PER_CHAIN): number {
   const chains = Math.min(MAX_CHAINS, Math.ceil(n / bytesPerChain)) + 1;
   return 64 + 6 * n + Math.ceil(n / 256) + chains * ((1 << CHUNK_SHIFT) + 32) + (4 << 20);
+}
+
+/** A heap for decoding n bytes in place, or undefined when it would exceed the 4 GiB memory (then unbwtLarge). */
+export function unbwtHeap(n: number): SharedHeap | undefined {
+  return unbwtHeapBytes(n) <= MAX_HEAP_BYTES ? new SharedHeap(unbwtHeapBytes(n)) : undefined;
 }
 
 /**

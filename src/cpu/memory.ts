@@ -29,11 +29,16 @@ export class SharedHeap {
   alloc(bytes: number, align = 64): number {
     const ptr = Math.ceil(this.top / align) * align;
     const end = ptr + bytes;
-    if (end > MAX_HEAP_BYTES) throw heapLimitError(end);
+    if (!this.fits(bytes, align)) throw heapLimitError(end);
     const have = this.memory.buffer.byteLength;
     if (end > have) this.memory.grow(Math.ceil((end - have) / PAGE_BYTES));
     this.top = end;
     return ptr;
+  }
+
+  /** Whether alloc(bytes, align) would stay within the 4 GiB limit. */
+  fits(bytes: number, align = 64): boolean {
+    return Math.ceil(this.top / align) * align + bytes <= MAX_HEAP_BYTES;
   }
 
   /** Releases everything reserved after `mark` (a value of `used`). */

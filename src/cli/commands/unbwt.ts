@@ -4,8 +4,8 @@ import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
 import { checkLength } from "../../engine/build.js";
 import { createExecutor, defaultThreads } from "../../cpu/executor.js";
-import { BWT_HEADER_BYTES, checkPrimary, unbwtHeapBytes, unbwtInHeap, unbwtLarge } from "../../apps/bwt.js";
-import { MAX_HEAP_BYTES, SharedHeap } from "../../cpu/memory.js";
+import { BWT_HEADER_BYTES, checkPrimary, unbwtHeap, unbwtInHeap, unbwtLarge } from "../../apps/bwt.js";
+import type { SharedHeap } from "../../cpu/memory.js";
 import { failure } from "../../errors.js";
 import { openInput, checkOutputPath, writeFileAtomic } from "../files.js";
 
@@ -51,12 +51,8 @@ Options:
         throw failure(`'${input}': primary index ${stored} is out of range (${n === 0 ? "must be 0 for an empty BWT" : `1..${n} for a BWT of ${n} bytes`})`);
       }
       // In place in the heap (the chains, on every thread) when it fits, else in plain arrays.
-      if (unbwtHeapBytes(n) <= MAX_HEAP_BYTES) {
-        heap = new SharedHeap(unbwtHeapBytes(n));
-        bytes = heap.u8(heap.alloc(n), n);
-      } else {
-        bytes = new Uint8Array(n);
-      }
+      heap = unbwtHeap(n);
+      bytes = heap ? heap.u8(heap.alloc(n), n) : new Uint8Array(n);
       for (let off = 0; off < n; ) {
         const got = readSync(fd, bytes, off, Math.min(1 << 30, n - off), BWT_HEADER_BYTES + off);
         if (got === 0) throw failure(`'${input}' shrank while being read`);

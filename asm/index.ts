@@ -15,3 +15,4 @@ export { sortHeadedGroupsU64 } from "./hybrid";
 export { bwtFromSA, byteHistogram, psiFromBWT, unbwtWalk, markRows } from "./bwt";
 export { phiFromSA, plcpFromPhi, lcpFromPlcp } from "./lcp";
 export { fmFillBlocks, fmRangeCounts, fmCheck, fmCount, fmLocate } from "./fmindex";
+export { unpackHelper, unpackMailboxBytes, unpackBits } from "./unpack";

@@ -267,7 +267,7 @@ describe("BWT over the SA (texts whose heap has no room for L beside it)", () =>
       const saPtr = heap.alloc(4 * n);
       for (const [threads, wave, minRows] of [[1, 1, 1], [3, 5, 2], [2, 64, 10], [4, 1000, 37]]) {
         heap.u32(saPtr, n).set(naiveSuffixArray(t));
-        const runner: Executor = { threads, heap, kernels: sequential.kernels, map: (k, calls) => sequential.map(k, calls), runOne: (k, a) => sequential.runOne(k, a), close: async () => {} };
+        const runner: Executor = { threads, heap, kernels: sequential.kernels, map: (k, calls) => sequential.map(k, calls), runOne: (k, a) => sequential.runOne(k, a), start: () => {}, close: async () => {} };
         const primary = await bwtOverSuffixArray(heap, runner, textPtr, saPtr, n, wave, minRows);
         const L = heap.u8(saPtr, n + 1);
         const stored = new Uint8Array(n);
@@ -295,7 +295,7 @@ describe("block splits (what the executor will run in parallel)", () => {
       for (const [threads, minRows] of [[1, 1 << 20], [3, 100], [5, 37]]) {
         // runs the blocks in turn but splits phases as `threads` workers would
         const sequential = new SequentialExecutor(heap);
-        const runner: Executor = { threads, heap, kernels, map: (k, calls) => sequential.map(k, calls), runOne: (k, a) => sequential.runOne(k, a), close: async () => {} };
+        const runner: Executor = { threads, heap, kernels, map: (k, calls) => sequential.map(k, calls), runOne: (k, a) => sequential.runOne(k, a), start: () => {}, close: async () => {} };
         const mark = heap.used;
         const L = heap.alloc(n + 1);
         const primary = await bwtFromSAInHeap(heap, runner, textPtr, saPtr, n, L, minRows);

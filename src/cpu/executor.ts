@@ -22,6 +22,8 @@ export interface Executor {
   map(kernel: string, calls: readonly KernelArgs[]): Promise<number[]>;
   /** Runs one long kernel call off the calling thread where there are workers (so it stays responsive). */
   runOne(kernel: string, args: KernelArgs): Promise<number>;
+  /** Starts the workers now (they start on the first parallel call otherwise). */
+  start(): void;
   close(): Promise<void>;
 }
 
@@ -60,6 +62,7 @@ export class SequentialExecutor implements Executor {
   async runOne(kernel: string, args: KernelArgs): Promise<number> {
     return call(this.kernels, kernel, args);
   }
+  start(): void {}
   async close(): Promise<void> {}
 }
 
@@ -91,6 +94,9 @@ export class PiscinaExecutor implements Executor {
   }
   async runOne(kernel: string, args: KernelArgs): Promise<number> {
     return ((await this.started().run({ kernel, args } satisfies KernelTask)) as number) >>> 0;
+  }
+  start(): void {
+    this.started();
   }
   private started(): Piscina {
     this.pool ??= new Piscina({

@@ -140,6 +140,7 @@ export async function buildPlaced(placed: PlacedText, options: BuildOptions = {}
   const { heap, kernels, executor, textPtr, n, sorter } = placed;
   if (options.consumeDeviceSuffixArray && options.verify) throw new Error("sufsort: a build that hands its SA to a consumer cannot verify it");
   const saPtr = heap.alloc(4 * n + sorter.scratchBytes(n), 64);
+  if (sorter.usesWorkers?.(n)) executor.start(); // they get ready while the device is acquired
   const ownGpu = await ownDevice(sorter, options);
   const gpu = options.gpuContext ?? ownGpu;
   options.onProgress?.("sorting", 0);

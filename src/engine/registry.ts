@@ -96,6 +96,11 @@ export interface SuffixSorter {
    * text + SA exceed the 4 GiB WebAssembly memory (buildLarge).
    */
   readonly outsideHeap?: boolean;
+  /**
+   * Whether a build of n bytes runs kernels on the workers although the sorter is a GPU one (the
+   * packed SA readback's unpackers): buildPlaced starts the workers before the device work.
+   */
+  usesWorkers?(n: number): boolean;
   /** Leaves the SA at ctx.saPtr; returns a note when another algorithm finished the job. */
   build(ctx: BuildContext): Promise<void | HandOver>;
 }

@@ -136,6 +136,27 @@ describe.each([1, 3])("primitives at %i thread(s)", (threads) => {
 });
 
 describe("serial kernels", () => {
+  it("unpackBits expands entries of every width 1..32 packed little-endian (the GPU readback's format)", () => {
+    const heap = new SharedHeap();
+    const exec = createExecutor(heap, 1);
+    const unpackBits = exec.kernels.unpackBits as (source: number, target: number, count: number, bits: number) => void;
+    const r = rng(12);
+    for (let bits = 1; bits <= 32; bits++) {
+      for (const count of [1, 7, 8, 33, 1000]) {
+        const values = Array.from({ length: count }, (_, i) => (i === 0 ? 2 ** bits - 1 : Math.floor(r() * 2 ** bits)));
+        const packed = new Uint8Array(Math.ceil((count * bits) / 8) + 8);
+        values.forEach((v, i) => {
+          for (let b = 0; b < bits; b++) if (Math.floor(v / 2 ** b) % 2) packed[(i * bits + b) >> 3] |= 1 << ((i * bits + b) & 7);
+        });
+        const source = heap.alloc(packed.length, 8);
+        heap.u8(source, packed.length).set(packed);
+        const target = heap.alloc(4 * count, 4);
+        unpackBits(source, target, count, bits);
+        expect(Array.from(heap.u32(target, count)), `${count} entries of ${bits} bits`).toEqual(values);
+      }
+    }
+  });
+
   it("sortU64 (the in-worker group sort) sorts any order, duplicates included", () => {
     const heap = new SharedHeap();
     const exec = createExecutor(heap, 1);

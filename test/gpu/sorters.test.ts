@@ -4,7 +4,7 @@
 // SUFSORT_GPU=hardware.
 import { describe, expect } from "vitest";
 import { SharedHeap } from "../../src/cpu/memory.js";
-import { SequentialExecutor } from "../../src/cpu/executor.js";
+import { PiscinaExecutor, SequentialExecutor } from "../../src/cpu/executor.js";
 import type { SuffixSorter } from "../../src/engine/registry.js";
 import type { GpuContext } from "../../src/gpu/device.js";
 import { gpuLsSorter } from "../../src/gpu/algorithms/ls.js";
@@ -164,6 +164,39 @@ describe("GPU sorters' readback", () => {
       }
     });
   });
+
+  gpuIt("the SA comes back bit-packed and is unpacked by the workers: every width, chunk and ring edge, the heap past the ring untouched", async (gpu) => {
+    const { readbackScratchBytes } = await import("../../src/gpu/algorithms/io.js");
+    const heap = new SharedHeap(1 << 20);
+    const executor = new PiscinaExecutor(heap, 2);
+    try {
+      // chunks of 64 entries through a ring of 4 slots (tens of chunks per text), items of 64
+      await withTune("io.packMin=0,io.packedChunk=64,io.readBuffers=3", async () => {
+        const cases: [number, number][] = [[2, 2], [3, 256], [64, 4], [65, 2], [129, 26], [1000, 256], [4097, 4], [70001, 26]];
+        for (const [n, sigma] of cases) {
+          for (const sorter of [gpuLsSorter, gpuSpdSorter, gpuSkewSorter]) {
+            const text = randomText(n, sigma, n + sigma);
+            const mark = heap.used;
+            const textPtr = heap.alloc(n + 16);
+            heap.u8(textPtr, n).set(text);
+            const scratch = readbackScratchBytes(n);
+            expect(scratch).toBeGreaterThan(0);
+            const saPtr = heap.alloc(4 * n + scratch + 64, 64);
+            heap.u8(saPtr + 4 * n + scratch, 64).fill(0xa5); // canary past the reserved scratch
+            heap.u32(saPtr, n).fill(0xdeadbeef);
+            await sorter.build({ heap, kernels: executor.kernels, executor, textPtr, n, saPtr, threads: 2, gpu });
+            const got = heap.u32(saPtr, n).slice();
+            const at = firstDifference(got, n < 2000 ? naiveSuffixArray(text) : saisWasm(text).sa);
+            expect(at, `${sorter.name}, n = ${n}, sigma ${sigma}: first difference at ${at}`).toBe(-1);
+            expect(heap.u8(saPtr + 4 * n + scratch, 64).every((b) => b === 0xa5), `${sorter.name}, n = ${n}: heap past the scratch`).toBe(true);
+            heap.release(mark);
+          }
+        }
+      });
+    } finally {
+      await executor.close();
+    }
+  }, 120_000);
 });
 
 describe("GPU length limits", () => {

@@ -41,7 +41,7 @@ import { encodeExclusiveScan } from "../primitives/scan.js";
 import { encodeSegmentedSort } from "../primitives/segmented-sort.js";
 import { buildByDoubling, DOUBLING_MAX_LENGTH, LARGE_GROUP, step, type DoublingAlgorithm, type Growth, type RoundState } from "./doubling.js";
 import { larssonSadakane, sortLargeGroups } from "./ls.js";
-import { maxPooledLength } from "./io.js";
+import { maxPooledLength, readbackScratchBytes } from "./io.js";
 
 /** Groups of at most this many suffixes go to the CPU ("hybrid.small" overrides; at most LARGE_GROUP). */
 export const SMALL_GROUP = 64;
@@ -245,7 +245,7 @@ export function hybridSorter(fixed?: HybridSettings): SuffixSorter {
     engine: "hybrid",
     description: "gpu-ls with each round's small groups sorted by the CPU workers while the GPU sorts the rest",
     maxLength: DOUBLING_MAX_LENGTH,
-    scratchBytes: (n) => 8 + 12 * cpuCapacity(n, fixed ?? hybridSettings()),
+    scratchBytes: (n) => Math.max(8 + 12 * cpuCapacity(n, fixed ?? hybridSettings()), readbackScratchBytes(n)),
     async build(ctx: BuildContext): Promise<void> {
       const rounds = hybridRounds(ctx, fixed ?? hybridSettings());
       try {

@@ -11,11 +11,15 @@
 // right before each piece's copy, so that the merge overlaps the host's copying too. A build that
 // finds them busy (builds running at the same time on one device) uses fresh ones. The kept
 // buffers are host memory (the largest text, and 128 MiB) until the device is released.
+// The host's copy out of the mapped buffers runs on one core at ~6 GB/s on the H200 host (mapped
+// ranges cannot be handed to workers: a transfer copies them), and it was a third of a 10 MB text's
+// build. So a build with workers reads its SA back packed at ceil(log2 n) bits per entry (24 for
+// 10 MB) and the workers unpack it while the host copies the next chunk (downloadPacked).
 import { suffixArrayOf, type BuildContext } from "../../engine/registry.js";
 import { failure } from "../../errors.js";
 import { sizeClass, STORAGE_USAGE } from "../buffers.js";
 import type { GpuContext } from "../device.js";
-import { GpuBatch, tuned } from "../kernels.js";
+import { GpuBatch, pipeline, tuned, WORKGROUP_SIZE } from "../kernels.js";
 
 const MAP_READ = 0x1;
 const MAP_WRITE = 0x2;
@@ -110,7 +114,8 @@ export type ProducePiece = (batch: GpuBatch, first: number, end: number) => void
  * A GPU sorter's last step: hands the SA (n u32 in `sa`) and the packed text to the build's
  * consumer when it has one, else reads the SA back to where the build leaves it (suffixArrayOf). With `produce`,
  * the SA is not written yet: its pieces are produced as they are read back, so that the GPU's
- * last step (a merge) overlaps the host's copy of the pieces before.
+ * last step (a merge) overlaps the host's copy of the pieces before. An SA in the heap comes back
+ * bit-packed when the build has workers to unpack it (readbackScratchBytes).
  */
 export async function deliverSuffixArray(ctx: BuildContext, gpu: GpuContext, sa: GPUBuffer, text: GPUBuffer, produce?: ProducePiece): Promise<void> {
   if (ctx.consumeDeviceSuffixArray) {
@@ -120,6 +125,8 @@ export async function deliverSuffixArray(ctx: BuildContext, gpu: GpuContext, sa:
       batch.submit();
     }
     await ctx.consumeDeviceSuffixArray(gpu, sa, text, ctx);
+  } else if (ctx.sa === undefined && ctx.executor.threads >= 2 && readbackScratchBytes(ctx.n) > 0) {
+    await downloadPacked(gpu, sa, ctx, produce);
   } else {
     await downloadSuffixArray(gpu, sa, suffixArrayOf(ctx), produce);
   }
@@ -136,6 +143,36 @@ const READ_CHUNK = 32 * 2 ** 20;
 const PRODUCED_CHUNK = 4 * 2 ** 20;
 const READ_BUFFERS = 4;
 
+/** The kept readback buffers (at least `count` of `bytes` each), or fresh ones when they are busy. */
+function readbackBuffers(gpu: GpuContext, bytes: number, count: number): { buffers: GPUBuffer[]; done(failed: boolean): void } {
+  const entry = stagingOf(gpu);
+  let set = entry.read;
+  let keep = true;
+  if (!set || set.busy || set.buffers[0].size < bytes) {
+    const buffers = Array.from({ length: count }, () => gpu.device.createBuffer({ size: bytes, usage: MAP_READ | COPY_DST, label: "SA readback" }));
+    if (set && !set.busy) for (const buffer of set.buffers) buffer.destroy();
+    if (set?.busy) keep = false;
+    set = { buffers, busy: true };
+    if (keep) entry.read = set;
+  } else {
+    while (set.buffers.length < count) {
+      set.buffers.push(gpu.device.createBuffer({ size: set.buffers[0].size, usage: MAP_READ | COPY_DST, label: "SA readback" }));
+    }
+  }
+  set.busy = true;
+  const held = set;
+  return {
+    buffers: held.buffers,
+    done(failed: boolean) {
+      held.busy = false;
+      if (failed || !keep) {
+        if (entry.read === held) entry.read = undefined;
+        for (const buffer of held.buffers) buffer.destroy();
+      }
+    },
+  };
+}
+
 /** Copies the first target.length u32 of `source` into `target` (a view of the shared heap); any
  * u32 data may come back this way (the GPU BWT does). With `produce`, each chunk's entries are
  * written on the GPU right before its copy. */
@@ -145,28 +182,14 @@ export async function downloadSuffixArray(gpu: GpuContext, source: GPUBuffer, ta
   const wanted = tuned("io.readChunk", produce ? PRODUCED_CHUNK : READ_CHUNK);
   const chunk = Math.min(Math.max(4, wanted - (wanted % 4)), bytes);
   const chunks = Math.ceil(bytes / chunk);
-  const entry = stagingOf(gpu);
-  let set = entry.read;
-  let keep = true;
-  if (!set || set.busy || set.buffers[0].size < chunk) {
-    const buffers = Array.from({ length: Math.min(READ_BUFFERS, chunks) }, () =>
-      gpu.device.createBuffer({ size: chunk, usage: MAP_READ | COPY_DST, label: "SA readback" }),
-    );
-    if (set && !set.busy) for (const buffer of set.buffers) buffer.destroy();
-    if (set?.busy) keep = false;
-    set = { buffers, busy: true };
-    if (keep) entry.read = set;
-  } else if (set.buffers.length < Math.min(READ_BUFFERS, chunks)) {
-    while (set.buffers.length < Math.min(READ_BUFFERS, chunks)) {
-      set.buffers.push(gpu.device.createBuffer({ size: set.buffers[0].size, usage: MAP_READ | COPY_DST, label: "SA readback" }));
-    }
-  }
-  set.busy = true;
+  const set = readbackBuffers(gpu, chunk, Math.min(tuned("io.readBuffers", READ_BUFFERS), chunks));
   const staging = set.buffers;
   const heapBytes = new Uint8Array(target.buffer, target.byteOffset, bytes);
   const sizeOf = (k: number) => Math.min(chunk, bytes - k * chunk);
   const mapped: Promise<undefined>[] = [];
+  const timeline = process.env.SUFSORT_GPU_PROFILE ? newTimeline() : undefined;
   const start = (k: number) => {
+    const t0 = performance.now();
     const buffer = staging[k % staging.length];
     const batch = new GpuBatch(gpu, "SA readback");
     produce?.(batch, (k * chunk) / 4, (k * chunk + sizeOf(k)) / 4);
@@ -174,24 +197,200 @@ export async function downloadSuffixArray(gpu: GpuContext, source: GPUBuffer, ta
     batch.submit();
     mapped[k] = buffer.mapAsync(MAP_READ, 0, sizeOf(k));
     mapped[k].catch(() => undefined); // awaited below through gpu.race
+    if (timeline) timeline.encode += performance.now() - t0;
   };
+  let failed = true;
   try {
     for (let k = 0; k < Math.min(staging.length, chunks); k++) start(k);
     for (let k = 0; k < chunks; k++) {
       const buffer = staging[k % staging.length];
+      const waitStart = performance.now();
       await gpu.race(mapped[k]);
+      const copyStart = performance.now();
       heapBytes.set(new Uint8Array(buffer.getMappedRange(0, sizeOf(k))), k * chunk);
       buffer.unmap();
+      timeline?.add(waitStart, copyStart, k);
       if (k + staging.length < chunks) start(k + staging.length);
     }
-  } catch (error) {
-    keep = false;
-    throw error;
+    timeline?.report(`SA download: ${chunks} chunks of ${chunk} bytes`, bytes);
+    failed = false;
   } finally {
-    set.busy = false;
-    if (!keep) {
-      if (entry.read === set) entry.read = undefined;
-      for (const buffer of staging) buffer.destroy();
+    set.done(failed);
+  }
+}
+
+/** SUFSORT_GPU_PROFILE: where a readback's host time goes. */
+function newTimeline() {
+  const begun = performance.now();
+  const t = {
+    firstWait: 0,
+    wait: 0,
+    copy: 0,
+    encode: 0,
+    unpackWait: 0,
+    add(waitStart: number, copyStart: number, k: number) {
+      if (k === 0) t.firstWait = copyStart - waitStart;
+      t.wait += copyStart - waitStart;
+      t.copy += performance.now() - copyStart;
+    },
+    report(what: string, bytes: number) {
+      const ms = (x: number) => x.toFixed(2);
+      const unpack = t.unpackWait > 0 ? ` + waits for the unpacking ${ms(t.unpackWait)}` : "";
+      process.stderr.write(
+        `${what}: ${ms(performance.now() - begun)} ms = waits ${ms(t.wait)} (first ${ms(t.firstWait)}) + host copies ${ms(t.copy)} (${(bytes / t.copy / 1e6).toFixed(1)} GB/s) + encoding ${ms(t.encode)}${unpack}\n`,
+      );
+    },
+  };
+  return t;
+}
+
+// The packed readback. Entries per chunk: a multiple of 64, so that each chunk's window of the SA
+// starts on a 256-byte binding offset and its packed bits fill whole words; per unpacking item: a
+// multiple of 8, so that each item's bits start on a byte.
+const PACKED_CHUNK_ENTRIES = 2 ** 20;
+const UNPACK_ITEM_ENTRIES = 2 ** 16;
+const RING_SLOTS = 4;
+/** Texts shorter than this come back unpacked ("io.packMin" overrides it: tests pack tiny SAs). */
+const PACK_MIN = 2 ** 20;
+/** Entries of more bits than this come back unpacked: the saving would be small. */
+const PACK_MAX_BITS = 30;
+/** Mailbox fields of asm/unpack.ts (i32 indexes). */
+const MAIL = { published: 0, claimed: 1, stop: 2, total: 3, bits: 4, itemEntries: 5, chunkEntries: 6, ring: 7, slots: 8, slotBytes: 9, target: 10, entries: 11, slotDone: 12 };
+const MAILBOX_BYTES = 4 * (MAIL.slotDone + 16); // asm/unpack.ts unpackMailboxBytes()
+
+interface PackedLayout {
+  bits: number;
+  chunkEntries: number;
+  itemEntries: number;
+  chunks: number;
+  slots: number;
+  /** Bytes of a ring slot: a chunk's packed words, 8 bytes of slack for the unpacker's u64 loads, 64-aligned. */
+  slotBytes: number;
+}
+
+function packedLayout(n: number): PackedLayout | undefined {
+  const bits = Math.max(1, Math.ceil(Math.log2(Math.max(n, 2))));
+  if (n < tuned("io.packMin", PACK_MIN, 0) || n < 2 || bits > PACK_MAX_BITS) return undefined;
+  const wanted = tuned("io.packedChunk", PACKED_CHUNK_ENTRIES);
+  const chunkEntries = Math.max(64, wanted - (wanted % 64));
+  const chunks = Math.ceil(n / chunkEntries);
+  const itemEntries = Math.min(UNPACK_ITEM_ENTRIES, chunkEntries);
+  const slotBytes = Math.ceil((Math.ceil((chunkEntries * bits) / 32) * 4 + 8) / 64) * 64;
+  return { bits, chunkEntries, itemEntries, chunks, slots: Math.min(RING_SLOTS, chunks), slotBytes };
+}
+
+/**
+ * Heap bytes after the SA that a GPU sorter reserves (its scratchBytes) for the packed readback:
+ * the unpackers' mailbox and ring. 0 where the SA comes back unpacked.
+ */
+export function readbackScratchBytes(n: number): number {
+  const layout = packedLayout(n);
+  return layout ? 64 + MAILBOX_BYTES + layout.slots * layout.slotBytes : 0;
+}
+
+/** Atomics.waitAsync (Node 16+; not yet in TypeScript's ES2022 library). */
+const waitAsync = (Atomics as unknown as { waitAsync(array: Int32Array, index: number, value: number, timeoutMs: number): { async: boolean; value: Promise<string> | string } }).waitAsync;
+
+/**
+ * The SA back into the heap at `bits` bits per entry: the GPU packs each chunk (wgsl/pack_bits.wgsl),
+ * the host copies it into a ring slot after the SA and publishes it, and one unpackHelper per worker
+ * expands the published chunks into the SA while the host copies the next ones.
+ */
+async function downloadPacked(gpu: GpuContext, source: GPUBuffer, ctx: BuildContext, produce?: ProducePiece): Promise<void> {
+  const n = ctx.n;
+  const layout = packedLayout(n)!;
+  const { bits, chunkEntries, itemEntries, chunks, slots, slotBytes } = layout;
+  const heap = ctx.heap;
+  const mailbox = ctx.saPtr + 4 * n + (64 - ((ctx.saPtr + 4 * n) % 64)) % 64;
+  const ring = mailbox + MAILBOX_BYTES;
+  const mail = heap.i32(mailbox, MAILBOX_BYTES / 4);
+  mail.fill(0);
+  const entriesOf = (k: number) => Math.min(chunkEntries, n - k * chunkEntries);
+  const wordsOf = (k: number) => Math.ceil((entriesOf(k) * bits) / 32);
+  const itemsThrough = (k: number) => Math.ceil(Math.min(n, (k + 1) * chunkEntries) / itemEntries);
+  const itemsOf = (k: number) => itemsThrough(k) - (k > 0 ? itemsThrough(k - 1) : 0);
+  const total = itemsThrough(chunks - 1);
+  Object.entries({ total, bits, itemEntries, chunkEntries, ring, slots, slotBytes, target: ctx.saPtr, entries: n }).forEach(([key, value]) => {
+    mail[MAIL[key as keyof typeof MAIL]] = value;
+  });
+
+  const inFlight = Math.min(tuned("io.readBuffers", READ_BUFFERS), chunks);
+  const packedWords = Math.ceil((chunkEntries * bits) / 32);
+  const set = readbackBuffers(gpu, 4 * packedWords, inFlight);
+  const staging = set.buffers;
+  const packed = staging.map(() => gpu.pool.acquire(4 * packedWords, undefined, "SA packed"));
+  const pack = pipeline(gpu, { file: "pack_bits.wgsl", entry: "pack_bits" });
+  const timeline = process.env.SUFSORT_GPU_PROFILE ? newTimeline() : undefined;
+  const mapped: Promise<undefined>[] = [];
+  const start = (k: number) => {
+    const t0 = performance.now();
+    const first = k * chunkEntries;
+    const count = entriesOf(k);
+    const words = wordsOf(k);
+    const batch = new GpuBatch(gpu, "SA readback (packed)");
+    produce?.(batch, first, first + count);
+    const window = { buffer: source, offset: 4 * first, size: 4 * count };
+    batch.dispatch(pack, [count, words, bits], [window, packed[k % inFlight]], Math.ceil(words / WORKGROUP_SIZE));
+    batch.copy(packed[k % inFlight], 0, staging[k % inFlight], 0, 4 * words);
+    batch.submit();
+    mapped[k] = staging[k % inFlight].mapAsync(MAP_READ, 0, 4 * words);
+    mapped[k].catch(() => undefined); // awaited below through gpu.race
+    if (timeline) timeline.encode += performance.now() - t0;
+  };
+
+  // Every worker runs a helper until all items are claimed; they start while the GPU works.
+  const helpers = Array.from({ length: Math.min(ctx.executor.threads, total) }, () => ctx.executor.runOne("unpackHelper", [mailbox]));
+  let helperError: unknown;
+  const helpersDone = Promise.all(helpers).catch((error) => {
+    helperError ??= error;
+    Atomics.store(mail, MAIL.stop, 1);
+  });
+  /** Resolves once `items` items of the chunk in `slot` are unpacked. */
+  const slotDone = async (slot: number, items: number) => {
+    const at = MAIL.slotDone + slot;
+    for (;;) {
+      const done = Atomics.load(mail, at);
+      if (done >= items) return;
+      if (helperError !== undefined) throw helperError;
+      const waited = waitAsync(mail, at, done, 20);
+      if (waited.async) await waited.value;
     }
+  };
+  let failed = true;
+  try {
+    for (let k = 0; k < Math.min(inFlight, chunks); k++) start(k);
+    for (let k = 0; k < chunks; k++) {
+      const slot = k % slots;
+      const waitStart = performance.now();
+      await gpu.race(mapped[k]);
+      if (k >= slots) {
+        const unpackStart = performance.now();
+        await slotDone(slot, itemsOf(k - slots));
+        Atomics.store(mail, MAIL.slotDone + slot, 0);
+        if (timeline) timeline.unpackWait += performance.now() - unpackStart;
+      }
+      const copyStart = performance.now();
+      const buffer = staging[k % inFlight];
+      heap.u8(ring + slot * slotBytes, 4 * wordsOf(k)).set(new Uint8Array(buffer.getMappedRange(0, 4 * wordsOf(k))));
+      buffer.unmap();
+      Atomics.store(mail, MAIL.published, itemsThrough(k));
+      Atomics.notify(mail, MAIL.published);
+      timeline?.add(waitStart, copyStart, k);
+      if (k + inFlight < chunks) start(k + inFlight);
+    }
+    for (let k = Math.max(0, chunks - slots); k < chunks; k++) await slotDone(k % slots, itemsOf(k));
+    await helpersDone;
+    if (helperError !== undefined) throw helperError;
+    timeline?.report(`SA download: ${chunks} chunks of ${chunkEntries} entries packed at ${bits} bits, ${helpers.length} unpackers`, Math.ceil((n * bits) / 8));
+    failed = false;
+  } finally {
+    if (failed) {
+      Atomics.store(mail, MAIL.stop, 1);
+      Atomics.notify(mail, MAIL.published);
+      await Promise.allSettled(helpers);
+    }
+    for (const buffer of packed) gpu.pool.release(buffer);
+    gpu.pool.afterSubmit();
+    set.done(failed);
   }
 }

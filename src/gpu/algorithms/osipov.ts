@@ -14,6 +14,7 @@ import { registerSorter, type BuildContext, type SuffixSorter } from "../../engi
 import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
 import { buildByDoubling, DOUBLING_MAX_LENGTH, step, type DoublingAlgorithm, type Growth, type RoundState } from "./doubling.js";
+import { readbackScratchBytes } from "./io.js";
 
 /** Characters of the initial sort, and the bits of its key (4 characters, a length byte below). */
 const INITIAL_CHARS = 4;
@@ -42,7 +43,8 @@ export const gpuOsipovSorter: SuffixSorter = {
   engine: "gpu",
   description: "prefix doubling with global radix sorts and filtering of sorted suffixes (Osipov 2012), WebGPU",
   maxLength: DOUBLING_MAX_LENGTH,
-  scratchBytes: () => 0,
+  scratchBytes: readbackScratchBytes,
+  usesWorkers: (n) => readbackScratchBytes(n) > 0,
   build: (ctx: BuildContext) => buildByDoubling(ctx, osipov),
 };
 

@@ -50,7 +50,11 @@ export function unpackHelper(mailbox: usize): i32 {
   let unpacked = 0;
   for (;;) {
     const item = atomic.add<i32>(mailbox + CLAIMED, 1);
-    if (item >= total) return unpacked;
+    if (item >= total) {
+      // the host waits for every helper's claim past the end before it reuses the mailbox
+      atomic.notify(mailbox + CLAIMED, 1);
+      return unpacked;
+    }
     for (;;) {
       if (atomic.load<i32>(mailbox + STOP) != 0) return unpacked;
       const published = atomic.load<i32>(mailbox + PUBLISHED);

@@ -228,6 +228,7 @@ function newTimeline() {
     copy: 0,
     encode: 0,
     unpackWait: 0,
+    finish: 0,
     add(waitStart: number, copyStart: number, k: number) {
       if (k === 0) t.firstWait = copyStart - waitStart;
       t.wait += copyStart - waitStart;
@@ -235,7 +236,7 @@ function newTimeline() {
     },
     report(what: string, bytes: number) {
       const ms = (x: number) => x.toFixed(2);
-      const unpack = t.unpackWait > 0 ? ` + waits for the unpacking ${ms(t.unpackWait)}` : "";
+      const unpack = t.unpackWait > 0 || t.finish > 0 ? ` + waits for the unpacking ${ms(t.unpackWait)} + last chunks ${ms(t.finish)}` : "";
       process.stderr.write(
         `${what}: ${ms(performance.now() - begun)} ms = waits ${ms(t.wait)} (first ${ms(t.firstWait)}) + host copies ${ms(t.copy)} (${(bytes / t.copy / 1e6).toFixed(1)} GB/s) + encoding ${ms(t.encode)}${unpack}\n`,
       );
@@ -250,6 +251,10 @@ function newTimeline() {
 const PACKED_CHUNK_ENTRIES = 2 ** 20;
 const UNPACK_ITEM_ENTRIES = 2 ** 16;
 const RING_SLOTS = 4;
+/** Workers that unpack ("io.unpackers" overrides it): on the H200 host 4 fell behind the host's
+ * copy (the last chunks were unpacked 1.4 ms after it), 8 and 16 kept up. Helpers that spun on
+ * the mailbox before sleeping measured no faster. */
+const UNPACKERS = 8;
 /** Texts shorter than this come back unpacked ("io.packMin" overrides it: tests pack tiny SAs). */
 const PACK_MIN = 2 ** 20;
 /** Entries of more bits than this come back unpacked: the saving would be small. */
@@ -257,6 +262,9 @@ const PACK_MAX_BITS = 30;
 /** Mailbox fields of asm/unpack.ts (i32 indexes). */
 const MAIL = { published: 0, claimed: 1, stop: 2, total: 3, bits: 4, itemEntries: 5, chunkEntries: 6, ring: 7, slots: 8, slotBytes: 9, target: 10, entries: 11, slotDone: 12 };
 const MAILBOX_BYTES = 4 * (MAIL.slotDone + 16); // asm/unpack.ts unpackMailboxBytes()
+/** The ring starts this far after the mailbox: 64-aligned, as the SA. V8 copies into shared memory
+ * by words only when source and target agree modulo 8; at 4 bytes off the host copied at half speed. */
+const MAILBOX_SPAN = Math.ceil(MAILBOX_BYTES / 64) * 64;
 
 interface PackedLayout {
   bits: number;
@@ -285,7 +293,7 @@ function packedLayout(n: number): PackedLayout | undefined {
  */
 export function readbackScratchBytes(n: number): number {
   const layout = packedLayout(n);
-  return layout ? 64 + MAILBOX_BYTES + layout.slots * layout.slotBytes : 0;
+  return layout ? 64 + MAILBOX_SPAN + layout.slots * layout.slotBytes : 0;
 }
 
 /** Atomics.waitAsync (Node 16+; not yet in TypeScript's ES2022 library). */
@@ -302,7 +310,8 @@ async function downloadPacked(gpu: GpuContext, source: GPUBuffer, ctx: BuildCont
   const { bits, chunkEntries, itemEntries, chunks, slots, slotBytes } = layout;
   const heap = ctx.heap;
   const mailbox = ctx.saPtr + 4 * n + (64 - ((ctx.saPtr + 4 * n) % 64)) % 64;
-  const ring = mailbox + MAILBOX_BYTES;
+  const ring = mailbox + MAILBOX_SPAN;
+  if ((ctx.kernels.unpackMailboxBytes as () => number)() !== MAILBOX_BYTES) throw new Error("sufsort: MAILBOX_BYTES is out of date (asm/unpack.ts)");
   const mail = heap.i32(mailbox, MAILBOX_BYTES / 4);
   mail.fill(0);
   const entriesOf = (k: number) => Math.min(chunkEntries, n - k * chunkEntries);
@@ -338,8 +347,9 @@ async function downloadPacked(gpu: GpuContext, source: GPUBuffer, ctx: BuildCont
     if (timeline) timeline.encode += performance.now() - t0;
   };
 
-  // Every worker runs a helper until all items are claimed; they start while the GPU works.
-  const helpers = Array.from({ length: Math.min(ctx.executor.threads, total) }, () => ctx.executor.runOne("unpackHelper", [mailbox]));
+  // The helpers run until all items are claimed; they start while the GPU works.
+  const unpackers = Math.min(ctx.executor.threads, tuned("io.unpackers", UNPACKERS), total);
+  const helpers = Array.from({ length: unpackers }, () => ctx.executor.runOne("unpackHelper", [mailbox]));
   let helperError: unknown;
   const helpersDone = Promise.all(helpers).catch((error) => {
     helperError ??= error;
@@ -378,9 +388,18 @@ async function downloadPacked(gpu: GpuContext, source: GPUBuffer, ctx: BuildCont
       timeline?.add(waitStart, copyStart, k);
       if (k + inFlight < chunks) start(k + inFlight);
     }
+    const finishStart = performance.now();
     for (let k = Math.max(0, chunks - slots); k < chunks; k++) await slotDone(k % slots, itemsOf(k));
-    await helpersDone;
-    if (helperError !== undefined) throw helperError;
+    // Each helper's last touch of the mailbox is the claim past the end; once all are made, the
+    // region is free, and their tasks end without the build waiting for piscina's messages.
+    for (;;) {
+      const claimed = Atomics.load(mail, MAIL.claimed);
+      if (claimed >= total + unpackers) break;
+      if (helperError !== undefined) throw helperError;
+      const waited = waitAsync(mail, MAIL.claimed, claimed, 20);
+      if (waited.async) await waited.value;
+    }
+    if (timeline) timeline.finish = performance.now() - finishStart;
     timeline?.report(`SA download: ${chunks} chunks of ${chunkEntries} entries packed at ${bits} bits, ${helpers.length} unpackers`, Math.ceil((n * bits) / 8));
     failed = false;
   } finally {

@@ -7,12 +7,13 @@
 //
 //   node bench/gpu-scaling.mjs [--kinds dna,corpus] [--sizes 8M,32M,128M,512M,1G]
 //       [--algos gpu-spd,gpu-dc7] [--repeats 3] [--corpus /tmp/concat.bin] [--md out.md]
+//       [--threads N]   (workers for the packed SA readback, as the engine has; default 1: none)
 // Kinds: dna (random ACGT); corpus: the file given by --corpus, then copies of it in which one
 // byte in 1000 is replaced by a random byte, as far as the size asks (the first copy is verbatim).
 import { readFileSync, writeFileSync } from "node:fs";
 import { size, xorshift } from "./inputs.mjs";
 import { SharedHeap } from "../dist/src/cpu/memory.js";
-import { SequentialExecutor } from "../dist/src/cpu/executor.js";
+import { createExecutor } from "../dist/src/cpu/executor.js";
 import { acquireGpu } from "../dist/src/gpu/device.js";
 import { fitsHeap } from "../dist/src/engine/build.js";
 import { listSorters } from "../dist/src/engine/registry.js";
@@ -30,6 +31,7 @@ const sizes = option("sizes", "8M,32M,128M,512M,1G").split(",");
 const algos = option("algos", "gpu-spd,gpu-dc7").split(",");
 const repeats = Number(option("repeats", "3"));
 const corpusPath = option("corpus", "/tmp/concat.bin");
+const threads = Number(option("threads", "1"));
 
 function makeInput(kind, n) {
   const bytes = new Uint8Array(n);
@@ -69,14 +71,16 @@ gpu.device.createBuffer = (descriptor) => {
   return buffer;
 };
 
-function placeInHeap(bytes) {
+function placeInHeap(bytes, sorter) {
   const n = bytes.length;
-  const heap = new SharedHeap(n + 4 * n + (n >> 3) + (1 << 20));
+  const scratch = sorter.scratchBytes(n);
+  const heap = new SharedHeap(n + 4 * n + scratch + (n >> 3) + (1 << 20));
   const textPtr = heap.alloc(Math.max(1, n) + 16);
   heap.u8(textPtr, n).set(bytes);
-  const saPtr = heap.alloc(Math.max(4, 4 * n), 64);
-  const executor = new SequentialExecutor(heap);
-  return { heap, kernels: executor.kernels, executor, textPtr, n, saPtr, threads: 1 };
+  const saPtr = heap.alloc(Math.max(4, 4 * n) + scratch, 64);
+  const executor = createExecutor(heap, threads);
+  executor.start();
+  return { heap, kernels: executor.kernels, executor, textPtr, n, saPtr, threads };
 }
 
 const rows = [];
@@ -93,14 +97,16 @@ for (const kind of kinds) {
       }
       // outside the heap, as buildLarge runs it, but into one SA array kept over the runs (as the
       // heap's SA region is), so that no run pays for touching 4n fresh bytes
-      const placed = inHeap ? placeInHeap(bytes) : { ...placeInHeap(new Uint8Array(0)), n, text: bytes, sa: new Uint32Array(n) };
+      const placed = inHeap ? placeInHeap(bytes, sorter) : { ...placeInHeap(new Uint8Array(0), sorter), n, text: bytes, sa: new Uint32Array(n) };
       const runOnce = async () => {
         const start = performance.now();
         await sorter.build({ ...placed, gpu });
         return (performance.now() - start) / 1000;
       };
       try {
-        await (inHeap ? sorter.build({ ...placeInHeap(bytes.subarray(0, 1 << 20)), gpu }) : Promise.resolve()); // compile
+        const warm = placeInHeap(bytes.subarray(0, 1 << 20), sorter);
+        await (inHeap ? sorter.build({ ...warm, gpu }) : Promise.resolve()); // compile
+        await warm.executor.close();
         gpu.pool.trim();
         peak = live;
         const seconds = [];
@@ -114,6 +120,7 @@ for (const kind of kinds) {
       } catch (error) {
         console.log(`${kind} ${spec} ${name}: failed: ${error.message}`);
       }
+      await placed.executor.close();
       gpu.pool.trim();
     }
   }

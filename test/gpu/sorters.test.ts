@@ -167,10 +167,20 @@ describe("GPU sorters' readback", () => {
 
   gpuIt("the SA comes back bit-packed and is unpacked by the workers: every width, chunk and ring edge, the heap past the ring untouched", async (gpu) => {
     const { readbackScratchBytes } = await import("../../src/gpu/algorithms/io.js");
-    const heap = new SharedHeap(1 << 20);
+    const heap = new SharedHeap(8 << 20); // no growth while the workers run
     const executor = new PiscinaExecutor(heap, 2);
     try {
       // chunks of 64 entries through a ring of 4 slots (tens of chunks per text), items of 64
+      // a chunk longer than an unpacking item is a whole number of items (100,000 -> 65,536)
+      await withTune("io.packMin=0,io.packedChunk=100000", async () => {
+        const text = randomText(300_001, 4, 5);
+        const saPtr = heap.alloc(4 * text.length + readbackScratchBytes(text.length), 64);
+        const textPtr = heap.alloc(text.length + 16);
+        heap.u8(textPtr, text.length).set(text);
+        await gpuSpdSorter.build({ heap, kernels: executor.kernels, executor, textPtr, n: text.length, saPtr, threads: 2, gpu });
+        expect(firstDifference(heap.u32(saPtr, text.length), saisWasm(text).sa)).toBe(-1);
+        heap.release(saPtr);
+      });
       await withTune("io.packMin=0,io.packedChunk=64,io.readBuffers=3", async () => {
         const cases: [number, number][] = [[2, 2], [3, 256], [64, 4], [65, 2], [129, 26], [1000, 256], [4097, 4], [70001, 26]];
         for (const [n, sigma] of cases) {

@@ -246,8 +246,8 @@ function newTimeline() {
 }
 
 // The packed readback. Entries per chunk: a multiple of 64, so that each chunk's window of the SA
-// starts on a 256-byte binding offset and its packed bits fill whole words; per unpacking item: a
-// multiple of 8, so that each item's bits start on a byte.
+// starts on a 256-byte binding offset and its packed bits fill whole words, and of the entries per
+// unpacking item when longer than one; per item: a multiple of 8, so that its bits start on a byte.
 const PACKED_CHUNK_ENTRIES = 2 ** 20;
 const UNPACK_ITEM_ENTRIES = 2 ** 16;
 const RING_SLOTS = 4;
@@ -277,10 +277,11 @@ interface PackedLayout {
 }
 
 function packedLayout(n: number): PackedLayout | undefined {
-  const bits = Math.max(1, Math.ceil(Math.log2(Math.max(n, 2))));
+  const bits = 32 - Math.clz32(n - 1); // entries are below n
   if (n < tuned("io.packMin", PACK_MIN, 0) || n < 2 || bits > PACK_MAX_BITS) return undefined;
   const wanted = tuned("io.packedChunk", PACKED_CHUNK_ENTRIES);
-  const chunkEntries = Math.max(64, wanted - (wanted % 64));
+  const unit = wanted >= UNPACK_ITEM_ENTRIES ? UNPACK_ITEM_ENTRIES : 64;
+  const chunkEntries = Math.max(64, wanted - (wanted % unit));
   const chunks = Math.ceil(n / chunkEntries);
   const itemEntries = Math.min(UNPACK_ITEM_ENTRIES, chunkEntries);
   const slotBytes = Math.ceil((Math.ceil((chunkEntries * bits) / 32) * 4 + 8) / 64) * 64;

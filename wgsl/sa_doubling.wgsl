@@ -245,3 +245,81 @@ fn invert(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid:
   }
   aux[isa[i]] = i;
 }
+
+// Runs of one symbol (gpu-spd, which binds its symbols as `text`, one per u32, 0 past the end).
+// Doubling needs log3(L) rounds over a run of length L; one round by run keys sorts it whole.
+// A suffix s inside a run c^r d (r >= 1 copies of c from s on, then d != c) compares with another
+// c^r' d' by: d < c before d > c; among d < c the shorter run first, among d > c the longer; then d.
+// So (key_high, key_low) below orders suffixes of one group that all start with c^h, and the
+// classes it leaves (equal r and d) share r + 1 >= h + 1 characters.
+
+// A census for the host's choice of the run round: counters[0] += the positions i = 0 mod 64 that
+// start 64 equal symbols (one atomic per workgroup).
+var<workgroup> census: atomic<u32>;
+
+@compute @workgroup_size(WG)
+fn run_census(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let i = 64u * element(lid, wid, nwg);
+  if (lid == 0u) {
+    atomicStore(&census, 0u);
+  }
+  workgroupBarrier();
+  if (i + 64u <= params.n) {
+    let c = text[i];
+    var same = true;
+    for (var j = 1u; j < 64u && same; j++) {
+      same = text[i + j] == c;
+    }
+    if (same) {
+      atomicAdd(&census, 1u);
+    }
+  }
+  workgroupBarrier();
+  if (lid == 0u) {
+    let hits = atomicLoad(&census);
+    if (hits > 0u) {
+      atomicAdd(&counters[0], hits);
+    }
+  }
+}
+
+// Heads of the reversed text's runs: aux[j] = 1 where i = n - 1 - j is the last symbol of its run.
+// A segmented count over them gives scan[n - 1 - i] = the run length from i on.
+@compute @workgroup_size(WG)
+fn run_ends(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let j = element(lid, wid, nwg);
+  if (j >= params.n) {
+    return;
+  }
+  let i = params.n - 1u - j;
+  aux[j] = select(0u, 1u, i + 1u == params.n || text[i] != text[i + 1u]);
+}
+
+// pair_keys, except that groups of suffixes that start with a run of at least h symbols get run
+// keys (every member of such a group does: they share c^h): key_high = r, or 2^31 + (2^31 - 1 - r)
+// when d > c; key_low = d. Run lengths in scan (run_ends).
+@compute @workgroup_size(WG)
+fn run_keys(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let k = element(lid, wid, nwg);
+  if (k >= params.m) {
+    return;
+  }
+  if (k >= active_count()) {
+    padding_keys(k);
+    return;
+  }
+  let s = suffixes[k];
+  let is_head = isa[s] == positions[k];
+  let r = scan[params.n - 1u - s];
+  if (r >= params.h) {
+    let c = text[s];
+    let d = text[s + r];
+    key_high[k] = select(0x80000000u | (0x7fffffffu - r), r, d < c);
+    key_low[k] = d;
+  } else {
+    key_high[k] = rank_at(s, params.h);
+    key_low[k] = rank_at(s, 2u * params.h);
+  }
+  flags[k] = select(0u, 1u, is_head);
+  aux[k] = flags[k];
+}

@@ -15,7 +15,7 @@ import { buildWithCover, DC3, gpuDc7Sorter } from "../../src/gpu/algorithms/diff
 import { buildLarge } from "../../src/engine/build.js";
 import { SEGSORT_TILE } from "../../src/gpu/primitives/segmented-sort.js";
 import { WORKGROUP_SIZE } from "../../src/gpu/kernels.js";
-import { firstDifference, hardFamilies, naiveSuffixArray, randomText } from "../support/inputs.js";
+import { firstDifference, hardFamilies, naiveSuffixArray, randomText, rng } from "../support/inputs.js";
 import { saisWasm } from "../support/sais-runner.js";
 import { gpuIt, withTune } from "./support.js";
 
@@ -88,6 +88,38 @@ for (const sorter of SORTERS) {
       });
 
       if (sorter.name === "gpu-spd") {
+        /** Runs of random lengths (1 .. maxRun) of random symbols from `symbols`, the last one reaching the end. */
+        const runText = (n: number, symbols: number[], maxRun: number, seed: number) => {
+          const next = rng(seed);
+          const text = new Uint8Array(n);
+          for (let i = 0; i < n; ) {
+            const c = symbols[Math.floor(next() * symbols.length)];
+            for (let left = 1 + Math.floor(next() * maxRun); left > 0 && i < n; left--) text[i++] = c;
+          }
+          return text;
+        };
+
+        gpuIt("the run round on every text (spd.runRound=1), live or not, large groups or not", async (gpu) => {
+          for (const tune of ["spd.runRound=1", "spd.runRound=1,doubling.liveMax=0", "spd.runRound=1,ls.largeGroup=8,doubling.liveMax=0"]) {
+            await withTune(tune, async () => {
+              for (const sigma of [1, 2, 3, 26]) {
+                for (const n of [2, 3, 8, 9, 100, 5000]) await expectLikeSais(gpu, sorter, randomText(n, sigma, n * 7 + sigma), `random sigma ${sigma} (${tune})`);
+              }
+              for (const [name, text] of hardFamilies(3000, 8)) await expectLikeSais(gpu, sorter, text, `${name} (${tune})`);
+              // runs before smaller and larger symbols, of equal and unequal lengths, one to the end
+              await expectLikeSais(gpu, sorter, runText(20000, [0, 1, 2, 255], 300, 11), `runs of 0, 1, 2, 255 (${tune})`);
+              await expectLikeSais(gpu, sorter, runText(7000, [5, 9], 20, 12), `short runs of 5 and 9 (${tune})`);
+            });
+          }
+        });
+
+        gpuIt("no run round (spd.runRound=2) on texts of long runs", async (gpu) => {
+          await withTune("spd.runRound=2", async () => {
+            for (const [name, text] of hardFamilies(3000, 9)) await expectLikeSais(gpu, sorter, text, name);
+            await expectLikeSais(gpu, sorter, runText(20000, [0, 1, 2, 255], 300, 13), "runs of 0, 1, 2, 255");
+          });
+        });
+
         gpuIt("every round gpu-ls's (one key, h doubled: spd.pairKeys=0)", async (gpu) => {
           await withTune("spd.pairKeys=0", async () => {
             for (const [name, text] of hardFamilies(3000, 6)) await expectLikeSais(gpu, sorter, text, name);

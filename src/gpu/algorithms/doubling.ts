@@ -50,9 +50,10 @@ export interface DoublingBuffers {
 
 /**
  * What a round's refine returns: how many times longer the prefixes that define the groups become
- * (2 when groups are ordered by rank2 alone; 3 by (rank2, rank3), gpu-spd's pairs).
+ * (2 when groups are ordered by rank2 alone; 3 by (rank2, rank3), gpu-spd's pairs; 1 after
+ * gpu-spd's run round, whose classes may share only h + 1 characters).
  */
-export type Growth = 2 | 3;
+export type Growth = 1 | 2 | 3;
 
 /** Buffers a step may bind besides DoublingBuffers. */
 export interface ExtraBindings {
@@ -221,8 +222,9 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
     /** Counts of submitted live rounds not yet taken into m, oldest first. */
     const ahead: Array<{ counts: Promise<Uint32Array>; got?: Uint32Array }> = [];
 
-    // Invariants at the top of each round: groups are the maximal runs of suffixes equal in their
-    // first h characters (the text's end counting as a unique smallest character); isa[s] is the
+    // Invariants at the top of each round: groups are runs of suffixes equal in their first h
+    // characters (the text's end counting as a unique smallest character), ordered as the suffixes
+    // are: maximal ones, except after gpu-spd's run round, whose classes share more than h; isa[s] is the
     // first slot of s's group; the active list holds exactly the groups of >= 2 suffixes, each in
     // its slots' order; suffixes in one group that reach past the text's end at s + h are none
     // (two such would be equal), so rank2 = 0 there is the true order. m is the active count, or

@@ -19,14 +19,14 @@
 // "spd.compact=1" forces the compact layout, "spd.compact=0" the other where it fits.
 import { registerSorter, textOf, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import type { GpuContext } from "../device.js";
-import { GpuBatch, tuned } from "../kernels.js";
+import { GpuBatch, readU32, tuned } from "../kernels.js";
 import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
 import { dispatchLine, refineGroups, type DoublingBuffers } from "./doubling.js";
 import { buildWithCover, COVER_MAX_LENGTH, DC3, maxCoverLength } from "./difference-cover.js";
 import { deliverSuffixArray, readbackScratchBytes, requireGpu, uploadText } from "./io.js";
 import { larssonSadakane } from "./ls.js";
-import { refineByPairs } from "./pairs.js";
+import { encodeRunCensus, refineByPairs, refineByRuns, runsAreCommon } from "./pairs.js";
 import { encodePackedKeys, planPackedKeys } from "./packed-keys.js";
 import { bitsFor, encodeMod0Sort, maxSkewLength, prepareSkewBuild, skewStep, SkewLevel } from "./skew.js";
 
@@ -92,12 +92,23 @@ export const gpuSpdSorter: SuffixSorter = {
       encodePackedKeys(first, plan, "sample", level.n02, n, { ...buffers, text: bytes });
       encodeRadixSortPairs64(first, buffers.keyLow, buffers.keyHigh, buffers.suffixes, level.n02, { endBit: plan.keyBits });
       encodeHeadFlags(first, buffers.keyLow, buffers.flags, level.n02, buffers.keyHigh);
+      const census = take(1, "run census");
+      encodeRunCensus(first, buffers, n, census);
+      let firstRound = true;
       await refineGroups(gpu, first, buffers, {
         name: "gpu-spd",
         textLength: n,
         slots: level.n02,
         h0: plan.chars,
-        refine: refineByPairs,
+        // the first round sorts long runs whole where they are common (their census is read once)
+        refine: async (state) => {
+          if (!firstRound) return refineByPairs(state);
+          firstRound = false;
+          const [sites] = await readU32(gpu, census, 1);
+          const runs = runsAreCommon(sites, n);
+          if (profiling) process.stderr.write(`gpu-spd run census: ${sites} of ${Math.ceil(n / 64)} sites start 64 equal symbols${runs ? ": run round" : ""}\n`);
+          return runs ? refineByRuns(state) : refineByPairs(state);
+        },
         live: larssonSadakane.live,
         onProgress: ctx.onProgress,
       });

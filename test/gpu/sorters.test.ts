@@ -197,7 +197,7 @@ describe("GPU sorters' readback", () => {
     });
   });
 
-  gpuIt("the SA comes back bit-packed and is unpacked by the workers: every width, chunk and ring edge, the heap past the ring untouched", async (gpu) => {
+  gpuIt("the SA comes back bit-packed and is unpacked by the workers (every GPU sorter): every width, chunk and ring edge, the heap past the ring untouched", async (gpu) => {
     const { readbackScratchBytes } = await import("../../src/gpu/algorithms/io.js");
     const heap = new SharedHeap(8 << 20); // no growth while the workers run
     const executor = new PiscinaExecutor(heap, 2);
@@ -216,7 +216,7 @@ describe("GPU sorters' readback", () => {
       await withTune("io.packMin=0,io.packedChunk=64,io.readBuffers=3", async () => {
         const cases: [number, number][] = [[2, 2], [3, 256], [64, 4], [65, 2], [129, 26], [1000, 256], [4097, 4], [70001, 26]];
         for (const [n, sigma] of cases) {
-          for (const sorter of [gpuLsSorter, gpuSpdSorter, gpuSkewSorter]) {
+          for (const sorter of [gpuLsSorter, gpuSpdSorter, gpuSkewSorter, gpuOsipovSorter, gpuDc7Sorter]) {
             const text = randomText(n, sigma, n + sigma);
             const mark = heap.used;
             const textPtr = heap.alloc(n + 16);

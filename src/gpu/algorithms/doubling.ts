@@ -223,10 +223,10 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
     const ahead: Array<{ counts: Promise<Uint32Array>; got?: Uint32Array }> = [];
 
     // Invariants at the top of each round: groups are runs of suffixes equal in their first h
-    // characters (the text's end counting as a unique smallest character), ordered as the suffixes
-    // are: maximal ones, except after gpu-spd's run round, whose classes share more than h; isa[s] is the
-    // first slot of s's group; the active list holds exactly the groups of >= 2 suffixes, each in
-    // its slots' order; suffixes in one group that reach past the text's end at s + h are none
+    // characters (the text's end counting as a unique smallest character), in the suffixes' order:
+    // maximal ones, except after gpu-spd's run round, whose classes share more than h; isa[s] is
+    // the first slot of s's group; the active list holds exactly the groups of >= 2 suffixes, each
+    // in its slots' order; suffixes in one group that reach past the text's end at s + h are none
     // (two such would be equal), so rank2 = 0 there is the true order. m is the active count, or
     // after live rounds (still in `ahead`) an upper bound of it: counts only fall.
     while (true) {

@@ -1,8 +1,7 @@
 // gpu-spd's doubling round (Wang, Baxter, Owens 2016, section 4.2), shared by gpu-spd and the
 // difference-cover sorters: every unsorted group sorted by the pair (ISA[p + h], ISA[p + 2h]);
 // and gpu-spd's first round where runs of one symbol are common (wgsl/sa_doubling.wgsl, "Runs").
-import type { GpuBatch } from "../kernels.js";
-import { tuned } from "../kernels.js";
+import { tuned, type GpuBatch } from "../kernels.js";
 import { encodeExclusiveScan } from "../primitives/scan.js";
 import { encodeSegmentedSort } from "../primitives/segmented-sort.js";
 import { step, type DoublingBuffers, type Growth, type RoundState } from "./doubling.js";
@@ -23,7 +22,7 @@ export function refineByPairs(state: RoundState): Growth | Promise<Growth> {
 }
 
 /** Symbols a census site looks at (wgsl/sa_doubling.wgsl run_census). */
-const CENSUS_RUN = 64;
+export const CENSUS_RUN = 64;
 
 /**
  * Counts into census[0] (4 bytes, cleared here) the positions i = 0 mod 64 that start 64 equal

@@ -26,7 +26,7 @@ import { dispatchLine, refineGroups, type DoublingBuffers } from "./doubling.js"
 import { buildWithCover, COVER_MAX_LENGTH, DC3, maxCoverLength } from "./difference-cover.js";
 import { deliverSuffixArray, readbackScratchBytes, requireGpu, uploadText } from "./io.js";
 import { larssonSadakane } from "./ls.js";
-import { encodeRunCensus, refineByPairs, refineByRuns, runsAreCommon } from "./pairs.js";
+import { CENSUS_RUN, encodeRunCensus, refineByPairs, refineByRuns, runsAreCommon } from "./pairs.js";
 import { encodePackedKeys, planPackedKeys } from "./packed-keys.js";
 import { bitsFor, encodeMod0Sort, maxSkewLength, prepareSkewBuild, skewStep, SkewLevel } from "./skew.js";
 
@@ -106,7 +106,7 @@ export const gpuSpdSorter: SuffixSorter = {
           firstRound = false;
           const [sites] = await readU32(gpu, census, 1);
           const runs = runsAreCommon(sites, n);
-          if (profiling) process.stderr.write(`gpu-spd run census: ${sites} of ${Math.ceil(n / 64)} sites start 64 equal symbols${runs ? ": run round" : ""}\n`);
+          if (profiling) process.stderr.write(`gpu-spd run census: ${sites} of ${Math.ceil(n / CENSUS_RUN)} sites start ${CENSUS_RUN} equal symbols${runs ? ": run round" : ""}\n`);
           return runs ? refineByRuns(state) : refineByPairs(state);
         },
         live: larssonSadakane.live,

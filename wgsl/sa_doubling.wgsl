@@ -132,16 +132,30 @@ fn pair_keys(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) w
   if (k >= params.m) {
     return;
   }
+  let s = keyed_suffix(k);
+  if (s != NO_SUFFIX) {
+    pair_key(k, s);
+  }
+}
+
+const NO_SUFFIX = 0xffffffffu;
+
+// The suffix entry k of the active list keys, with flags[k] and aux[k] (the segment heads) set at
+// its group's first slot; NO_SUFFIX for padding, whose keys it writes.
+fn keyed_suffix(k: u32) -> u32 {
   if (k >= active_count()) {
     padding_keys(k);
-    return;
+    return NO_SUFFIX;
   }
   let s = suffixes[k];
-  let is_head = isa[s] == positions[k];
+  flags[k] = select(0u, 1u, isa[s] == positions[k]);
+  aux[k] = flags[k];
+  return s;
+}
+
+fn pair_key(k: u32, s: u32) {
   key_high[k] = rank_at(s, params.h);
   key_low[k] = rank_at(s, 2u * params.h);
-  flags[k] = select(0u, 1u, is_head);
-  aux[k] = flags[k];
 }
 
 // Members of large groups, in order (scan = exclusive count of key_high): large_index[j] = their
@@ -304,12 +318,10 @@ fn run_keys(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
   if (k >= params.m) {
     return;
   }
-  if (k >= active_count()) {
-    padding_keys(k);
+  let s = keyed_suffix(k);
+  if (s == NO_SUFFIX) {
     return;
   }
-  let s = suffixes[k];
-  let is_head = isa[s] == positions[k];
   let r = scan[params.n - 1u - s];
   if (r >= params.h) {
     let c = text[s];
@@ -317,9 +329,6 @@ fn run_keys(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wi
     key_high[k] = select(0x80000000u | (0x7fffffffu - r), r, d < c);
     key_low[k] = d;
   } else {
-    key_high[k] = rank_at(s, params.h);
-    key_low[k] = rank_at(s, 2u * params.h);
+    pair_key(k, s);
   }
-  flags[k] = select(0u, 1u, is_head);
-  aux[k] = flags[k];
 }

@@ -235,7 +235,7 @@ async function requireDevice(mode: GpuMode, who: string): Promise<GpuContext | n
 
 /**
  * Lets a plan with a periodicAlgo follow the placed text's traits (gpu-spd -> gpu-skew on periodic texts). The
- * two need the same heap (GPU sorters keep no heap scratch), which is checked.
+ * two need the same heap (the GPU sorters reserve the same scratch, the packed readback's), which is checked.
  */
 export function routePlaced(placed: PlacedText, plan: EnginePlan, traits: TextTraits): EnginePlan {
   const routed = routeByText(plan, traits);

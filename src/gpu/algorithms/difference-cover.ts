@@ -28,7 +28,7 @@ import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs, encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
 import { bitsFor } from "./bits.js";
 import { dispatchLine, refineGroups, type DoublingBuffers } from "./doubling.js";
-import { deliverSuffixArray, maxPooledLength, readbackScratchBytes, requireGpu, uploadText } from "./io.js";
+import { deliverSuffixArray, maxPooledLength, packedReadback, requireGpu, uploadText } from "./io.js";
 import { larssonSadakane } from "./ls.js";
 import { encodePackedKeys, planPackedKeys } from "./packed-keys.js";
 import { refineByPairs } from "./pairs.js";
@@ -290,8 +290,7 @@ export const gpuDc7Sorter: SuffixSorter = {
   engine: "gpu",
   description: "difference cover mod 7 (Kärkkäinen-Sanders-Burkhardt): the 3n/7 sample by gpu-spd's doubling, four radix-sorted classes, merge-path merges; takes texts up to 1 GiB, WebGPU",
   maxLength: COVER_MAX_LENGTH,
-  scratchBytes: readbackScratchBytes,
-  usesWorkers: (n) => readbackScratchBytes(n) > 0,
+  ...packedReadback,
   outsideHeap: true,
   build: (ctx: BuildContext) => buildWithCover(ctx, DC7, "gpu-dc7"),
 };

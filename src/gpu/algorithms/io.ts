@@ -15,7 +15,7 @@
 // ranges cannot be handed to workers: a transfer copies them), and it was a third of a 10 MB text's
 // build. So a build with workers reads its SA back packed at ceil(log2 n) bits per entry (24 for
 // 10 MB) and the workers unpack it while the host copies the next chunk (downloadPacked).
-import { suffixArrayOf, type BuildContext } from "../../engine/registry.js";
+import { suffixArrayOf, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import { failure } from "../../errors.js";
 import { sizeClass, STORAGE_USAGE } from "../buffers.js";
 import type { GpuContext } from "../device.js";
@@ -297,6 +297,12 @@ export function readbackScratchBytes(n: number): number {
   return layout ? 64 + MAILBOX_SPAN + layout.slots * layout.slotBytes : 0;
 }
 
+/** What a GPU sorter whose SA comes back through deliverSuffixArray says of its heap and workers. */
+export const packedReadback: Pick<SuffixSorter, "scratchBytes" | "usesWorkers"> = {
+  scratchBytes: readbackScratchBytes,
+  usesWorkers: (n) => readbackScratchBytes(n) > 0,
+};
+
 /** Atomics.waitAsync (Node 16+; not yet in TypeScript's ES2022 library). */
 const waitAsync = (Atomics as unknown as { waitAsync(array: Int32Array, index: number, value: number, timeoutMs: number): { async: boolean; value: Promise<string> | string } }).waitAsync;
 
@@ -310,7 +316,7 @@ async function downloadPacked(gpu: GpuContext, source: GPUBuffer, ctx: BuildCont
   const layout = packedLayout(n)!;
   const { bits, chunkEntries, itemEntries, chunks, slots, slotBytes } = layout;
   const heap = ctx.heap;
-  const mailbox = ctx.saPtr + 4 * n + (64 - ((ctx.saPtr + 4 * n) % 64)) % 64;
+  const mailbox = Math.ceil((ctx.saPtr + 4 * n) / 64) * 64;
   const ring = mailbox + MAILBOX_SPAN;
   if ((ctx.kernels.unpackMailboxBytes as () => number)() !== MAILBOX_BYTES) throw new Error("sufsort: MAILBOX_BYTES is out of date (asm/unpack.ts)");
   const mail = heap.i32(mailbox, MAILBOX_BYTES / 4);

@@ -24,7 +24,7 @@ import { encodeExclusiveScan } from "../primitives/scan.js";
 import { encodeSegmentedSort } from "../primitives/segmented-sort.js";
 import { buildByDoubling, DOUBLING_MAX_LENGTH, step, type DoublingAlgorithm, type Growth, type RoundState } from "./doubling.js";
 import { encodePackedKeys, planPackedKeys } from "./packed-keys.js";
-import { readbackScratchBytes } from "./io.js";
+import { packedReadback } from "./io.js";
 
 export const larssonSadakane: DoublingAlgorithm = {
   name: "gpu-ls",
@@ -76,8 +76,7 @@ export const gpuLsSorter: SuffixSorter = {
   engine: "gpu",
   description: "Larsson-Sadakane prefix doubling with segmented sorts of the unsorted groups (Wang et al. 2014), WebGPU",
   maxLength: DOUBLING_MAX_LENGTH,
-  scratchBytes: readbackScratchBytes,
-  usesWorkers: (n) => readbackScratchBytes(n) > 0,
+  ...packedReadback,
   build: (ctx: BuildContext) => buildByDoubling(ctx, larssonSadakane),
 };
 

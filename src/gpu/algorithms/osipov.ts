@@ -14,7 +14,7 @@ import { registerSorter, type BuildContext, type SuffixSorter } from "../../engi
 import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
 import { buildByDoubling, DOUBLING_MAX_LENGTH, step, type DoublingAlgorithm, type Growth, type RoundState } from "./doubling.js";
-import { readbackScratchBytes } from "./io.js";
+import { packedReadback } from "./io.js";
 
 /** Characters of the initial sort, and the bits of its key (4 characters, a length byte below). */
 const INITIAL_CHARS = 4;
@@ -43,8 +43,7 @@ export const gpuOsipovSorter: SuffixSorter = {
   engine: "gpu",
   description: "prefix doubling with global radix sorts and filtering of sorted suffixes (Osipov 2012), WebGPU",
   maxLength: DOUBLING_MAX_LENGTH,
-  scratchBytes: readbackScratchBytes,
-  usesWorkers: (n) => readbackScratchBytes(n) > 0,
+  ...packedReadback,
   build: (ctx: BuildContext) => buildByDoubling(ctx, osipov),
 };
 

@@ -21,7 +21,7 @@ import { GpuBatch, pipeline, readU32, tuned, WORKGROUP_SIZE } from "../kernels.j
 import { encodeRadixSortPairs, encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
 import { encodeExclusiveScan } from "../primitives/scan.js";
 import { bitsFor } from "./bits.js";
-import { deliverSuffixArray, maxPooledLength, readbackScratchBytes, requireGpu, uploadText, type ProducePiece } from "./io.js";
+import { deliverSuffixArray, maxPooledLength, packedReadback, requireGpu, uploadText, type ProducePiece } from "./io.js";
 
 /** Outputs each invocation of the merge produces (after one binary search); "skew.mergeItems"
  * overrides it. 32 beat 8 on the H200: fewer searches, each a chain of random reads (merge and
@@ -218,8 +218,7 @@ export const gpuSkewSorter: SuffixSorter = {
   engine: "gpu",
   description: "skew / DC3 with radix-sorted triples, recursion and a merge-path merge (Wang, Baxter, Owens 2016), WebGPU",
   maxLength: 2 ** 31 - 1,
-  scratchBytes: readbackScratchBytes,
-  usesWorkers: (n) => readbackScratchBytes(n) > 0,
+  ...packedReadback,
   async build(ctx: BuildContext): Promise<void> {
     const gpu = prepareSkewBuild(ctx, "gpu-skew");
     if (!gpu) return;

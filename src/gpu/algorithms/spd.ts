@@ -24,7 +24,7 @@ import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
 import { dispatchLine, refineGroups, type DoublingBuffers } from "./doubling.js";
 import { buildWithCover, COVER_MAX_LENGTH, DC3, maxCoverLength } from "./difference-cover.js";
-import { deliverSuffixArray, readbackScratchBytes, requireGpu, uploadText } from "./io.js";
+import { deliverSuffixArray, packedReadback, requireGpu, uploadText } from "./io.js";
 import { larssonSadakane } from "./ls.js";
 import { CENSUS_RUN, encodeRunCensus, refineByPairs, refineByRuns, runsAreCommon } from "./pairs.js";
 import { encodePackedKeys, planPackedKeys } from "./packed-keys.js";
@@ -50,8 +50,7 @@ export const gpuSpdSorter: SuffixSorter = {
   engine: "gpu",
   description: "skew's sample sort, prefix doubling of the sample with segmented sorts, skew's mod-0 sort and merge (Wang, Baxter, Owens 2016), WebGPU",
   maxLength: COVER_MAX_LENGTH,
-  scratchBytes: readbackScratchBytes,
-  usesWorkers: (n) => readbackScratchBytes(n) > 0,
+  ...packedReadback,
   outsideHeap: true,
   async build(ctx: BuildContext): Promise<void> {
     const compact = tuned("spd.compact", ctx.n >= COMPACT_FROM ? 1 : 0) === 1;

@@ -49,17 +49,6 @@ fn text_byte(j: u32) -> u32 {
   return (text[j >> 2u] >> ((j & 3u) * 8u)) & 0xffu;
 }
 
-// The text position of R's entry k.
-fn sample_position(k: u32) -> u32 {
-  if (k < params.start2) {
-    return V * k + 1u;
-  }
-  if (k < params.start4) {
-    return V * (k - params.start2) + 2u;
-  }
-  return V * (k - params.start4) + 4u;
-}
-
 // The slot of sample position q (q <= n, q mod V in D) among the sorted sample.
 fn rank(q: u32) -> u32 {
   let c = q % V;
@@ -81,7 +70,7 @@ fn sample_order(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id
   }
   let slot = isa[k];
   if (slot >= params.residue) {
-    out[slot - params.residue] = sample_position(k);
+    out[slot - params.residue] = cover_sample_position(k, V, params.start2, params.start4);
   }
 }
 
@@ -172,26 +161,18 @@ fn before(i: u32, j: u32) -> bool {
 }
 
 // A and B, each held in two windows (a0 then a1; b0 then b1), for runs longer than one binding.
-fn a_at(k: u32) -> u32 {
+fn merge_a(k: u32) -> u32 {
   if (k < params.wa) {
     return a0[k];
   }
   return a1[k - params.wa];
 }
 
-fn b_at(k: u32) -> u32 {
+fn merge_b(k: u32) -> u32 {
   if (k < params.wb) {
     return b0[k];
   }
   return b1[k - params.wb];
-}
-
-fn merge_a(k: u32) -> u32 {
-  return a_at(k);
-}
-
-fn merge_b(k: u32) -> u32 {
-  return b_at(k);
 }
 
 fn merge_before(x: u32, y: u32) -> bool {

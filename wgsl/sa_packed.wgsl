@@ -114,8 +114,7 @@ fn keys_sample(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
   key_high[k] = key.y;
 }
 
-// A difference-cover sample as its reduced string R (wgsl/sa_cover.wgsl): entry k is position
-// vk + 1 below start2, v(k - start2) + 2 below start4, else v(k - start4) + 4; suffixes[k] =
+// A difference-cover sample as its reduced string R (lib/cover_sample.wgsl); suffixes[k] =
 // positions[k] = k (R's suffixes are sorted, and isa is indexed by k).
 @compute @workgroup_size(WG)
 fn keys_cover(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -123,14 +122,7 @@ fn keys_cover(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) 
   if (k >= params.count) {
     return;
   }
-  let v = params.v;
-  var p = v * (k - params.start4) + 4u;
-  if (k < params.start2) {
-    p = v * k + 1u;
-  } else if (k < params.start4) {
-    p = v * (k - params.start2) + 2u;
-  }
-  let key = packed_key(p);
+  let key = packed_key(cover_sample_position(k, params.v, params.start2, params.start4));
   suffixes[k] = k;
   positions[k] = k;
   key_low[k] = key.x;

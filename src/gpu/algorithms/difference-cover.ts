@@ -211,7 +211,7 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
     /** Dispatches an entry of wgsl/sa_cover.wgsl (params in Params order, the rest 0). */
     const coverMask = cover.residues.reduce((mask, r) => mask | (1 << r), 0);
     const dc = (into: GpuBatch, entry: string, groups: number, params: number[], bindings: (Binding | undefined)[]) => {
-      const pipe = pipeline(gpu, { file: "sa_cover.wgsl", entry, constants: { ITEMS: mergeItems, V: v, COVER_MASK: coverMask }, libs: ["merge_path_global"] });
+      const pipe = pipeline(gpu, { file: "sa_cover.wgsl", entry, constants: { ITEMS: mergeItems, V: v, COVER_MASK: coverMask }, libs: ["merge_path_global", "cover_sample"] });
       into.dispatch(pipe, [...params, ...new Array(16 - params.length).fill(0)], bindings, groups);
     };
     const base = [n, layout.start2, layout.start4];

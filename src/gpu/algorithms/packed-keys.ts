@@ -34,7 +34,7 @@ export async function planPackedKeys(gpu: GpuContext, text: GPUBuffer, n: number
   const mask = gpu.pool.acquire(32, undefined, "alphabet");
   const batch = new GpuBatch(gpu, "alphabet");
   batch.clear(mask, 0, 32);
-  const pipe = pipeline(gpu, { file: "sa_packed.wgsl", entry: "alphabet", constants: { WORDS_PER_THREAD: ALPHABET_WORDS_PER_THREAD } });
+  const pipe = pipeline(gpu, { file: "sa_packed.wgsl", entry: "alphabet", constants: { WORDS_PER_THREAD: ALPHABET_WORDS_PER_THREAD }, libs: ["cover_sample"] });
   batch.dispatch(pipe, [words, n, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0], [text, mask], Math.ceil(words / (WORKGROUP_SIZE * ALPHABET_WORDS_PER_THREAD)));
   batch.releaseAfter(mask);
   batch.submit();
@@ -70,7 +70,7 @@ export interface PackedKeyTargets {
  */
 export function encodePackedKeys(batch: GpuBatch, plan: PackedKeyPlan, which: "all" | "sample" | "cover", count: number, n: number, b: PackedKeyTargets, cover = { v: 0, starts: [0, 0] }): void {
   const entry = { all: "keys_all", sample: "keys_sample", cover: "keys_cover" }[which];
-  const pipe = pipeline(batch.ctx, { file: "sa_packed.wgsl", entry, constants: { WORDS_PER_THREAD: ALPHABET_WORDS_PER_THREAD } });
+  const pipe = pipeline(batch.ctx, { file: "sa_packed.wgsl", entry, constants: { WORDS_PER_THREAD: ALPHABET_WORDS_PER_THREAD }, libs: ["cover_sample"] });
   const params = [count, n, Math.floor((n + 2) / 3), plan.chars, plan.charBits, plan.lenBits, ...cover.starts, cover.v, 0, 0, 0];
   batch.dispatch(pipe, params, [b.text, undefined, plan.code, b.suffixes, b.positions, b.keyLow, b.keyHigh], Math.ceil(count / WORKGROUP_SIZE));
 }

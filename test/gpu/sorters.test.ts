@@ -213,8 +213,12 @@ describe("GPU sorters' readback", () => {
         expect(firstDifference(heap.u32(saPtr, text.length), saisWasm(text).sa)).toBe(-1);
         heap.release(saPtr);
       });
-      await withTune("io.packMin=0,io.packedChunk=64,io.readBuffers=3", async () => {
-        const cases: [number, number][] = [[2, 2], [3, 256], [64, 4], [65, 2], [129, 26], [1000, 256], [4097, 4], [70001, 26]];
+      // 3 chunks in flight, packed 3 per submit; then 5 in flight, 2 per submit (groups cut by the ring)
+      const tunings: [string, [number, number][]][] = [
+        ["io.readBuffers=3", [[2, 2], [3, 256], [64, 4], [65, 2], [129, 26], [1000, 256], [4097, 4], [70001, 26]]],
+        ["io.readBuffers=5,io.submitChunks=2", [[129, 26], [4097, 4], [70001, 26]]],
+      ];
+      for (const [tuning, cases] of tunings) await withTune(`io.packMin=0,io.packedChunk=64,${tuning}`, async () => {
         for (const [n, sigma] of cases) {
           for (const sorter of [gpuLsSorter, gpuSpdSorter, gpuSkewSorter, gpuOsipovSorter, gpuDc7Sorter]) {
             const text = randomText(n, sigma, n + sigma);

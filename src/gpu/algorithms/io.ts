@@ -251,6 +251,21 @@ function newTimeline() {
 const PACKED_CHUNK_ENTRIES = 2 ** 20;
 const UNPACK_ITEM_ENTRIES = 2 ** 16;
 const RING_SLOTS = 4;
+/**
+ * Chunks whose packed bits are in flight between the GPU and the host (a GPU buffer and a staging
+ * buffer each; "io.readBuffers" overrides it). Staged further ahead, they came back slower: the
+ * host's copies ran at 4.5-5.1 GB/s (nci) and 5.7-6.6 (the concatenation) with 16 in flight,
+ * 5.4-8.1 and 5.0-8.5 with 6 (H200, same instance, three rounds).
+ */
+const PACKED_IN_FLIGHT = 6;
+/**
+ * Chunks produced, packed and copied per submit, at most ("io.submitChunks" overrides it). A
+ * submit of its own per chunk cost the host 0.11-0.36 ms of encoding per chunk on the H200 hosts
+ * (1.1-3.6 ms of a 10 MB text's build, 16-28 ms of the 124 MB concatenation's); within one, a
+ * chunk's pack and copy cost ~26 us (micro-benchmark). The whole SA produced in the first submit
+ * made the host wait for it: 2-6 ms on dickens, 26 ms on the concatenation.
+ */
+const CHUNKS_PER_SUBMIT = 2;
 /** Workers that unpack ("io.unpackers" overrides it): on the H200 host 4 fell behind the host's
  * copy (the last chunks were unpacked 1.4 ms after it), 8 and 16 kept up. Helpers that spun on
  * the mailbox before sleeping measured no faster. */
@@ -330,7 +345,8 @@ async function downloadPacked(gpu: GpuContext, source: GPUBuffer, ctx: BuildCont
     mail[MAIL[key as keyof typeof MAIL]] = value;
   });
 
-  const inFlight = Math.min(tuned("io.readBuffers", READ_BUFFERS), chunks);
+  const inFlight = Math.min(tuned("io.readBuffers", PACKED_IN_FLIGHT), chunks);
+  const group = Math.max(1, Math.min(tuned("io.submitChunks", CHUNKS_PER_SUBMIT), inFlight));
   const packedWords = Math.ceil((chunkEntries * bits) / 32);
   const set = readbackBuffers(gpu, 4 * packedWords, inFlight);
   const staging = set.buffers;
@@ -338,20 +354,37 @@ async function downloadPacked(gpu: GpuContext, source: GPUBuffer, ctx: BuildCont
   const pack = pipeline(gpu, { file: "pack_bits.wgsl", entry: "pack_bits" });
   const timeline = process.env.SUFSORT_GPU_PROFILE ? newTimeline() : undefined;
   const mapped: Promise<undefined>[] = [];
-  const start = (k: number) => {
+  let encoded = 0;
+  /** Encodes and submits the production, packing and copying of the consecutive chunks `ks`, then
+   * maps their staging buffers. */
+  const encodeChunks = (ks: number[]) => {
     const t0 = performance.now();
-    const first = k * chunkEntries;
-    const count = entriesOf(k);
-    const words = wordsOf(k);
     const batch = new GpuBatch(gpu, "SA readback (packed)");
-    produce?.(batch, first, first + count);
-    const window = { buffer: source, offset: 4 * first, size: 4 * count };
-    batch.dispatch(pack, [count, words, bits], [window, packed[k % inFlight]], Math.ceil(words / WORKGROUP_SIZE));
-    batch.copy(packed[k % inFlight], 0, staging[k % inFlight], 0, 4 * words);
+    produce?.(batch, ks[0] * chunkEntries, Math.min(n, (ks[ks.length - 1] + 1) * chunkEntries));
+    encoded += ks.length;
+    for (const k of ks) {
+      const first = k * chunkEntries;
+      const count = entriesOf(k);
+      const words = wordsOf(k);
+      const window = { buffer: source, offset: 4 * first, size: 4 * count };
+      batch.dispatch(pack, [count, words, bits], [window, packed[k % inFlight]], Math.ceil(words / WORKGROUP_SIZE));
+      batch.copy(packed[k % inFlight], 0, staging[k % inFlight], 0, 4 * words);
+    }
     batch.submit();
-    mapped[k] = staging[k % inFlight].mapAsync(MAP_READ, 0, 4 * words);
-    mapped[k].catch(() => undefined); // awaited below through gpu.race
+    for (const k of ks) {
+      mapped[k] = staging[k % inFlight].mapAsync(MAP_READ, 0, 4 * wordsOf(k));
+      mapped[k].catch(() => undefined); // awaited below through gpu.race
+    }
     if (timeline) timeline.encode += performance.now() - t0;
+  };
+  /** Chunks whose staging buffer is free again, encoded 1, 2, 4, ... `group` at a time: the host
+   * waits for the first chunk's production (a merge, where the sorter produces) and no more. */
+  let queued: number[] = [];
+  const queue = (k: number) => {
+    queued.push(k);
+    if (queued.length < Math.min(group, 2 ** Math.floor(Math.log2(encoded + 1))) && k < chunks - 1) return;
+    encodeChunks(queued);
+    queued = [];
   };
 
   // The helpers run until all items are claimed; they start while the GPU works.
@@ -375,7 +408,8 @@ async function downloadPacked(gpu: GpuContext, source: GPUBuffer, ctx: BuildCont
   };
   let failed = true;
   try {
-    for (let k = 0; k < Math.min(inFlight, chunks); k++) start(k);
+    for (let k = 0; k < inFlight; k++) queue(k);
+    if (queued.length > 0) encodeChunks(queued.splice(0));
     for (let k = 0; k < chunks; k++) {
       const slot = k % slots;
       const waitStart = performance.now();
@@ -393,7 +427,7 @@ async function downloadPacked(gpu: GpuContext, source: GPUBuffer, ctx: BuildCont
       Atomics.store(mail, MAIL.published, itemsThrough(k));
       Atomics.notify(mail, MAIL.published);
       timeline?.add(waitStart, copyStart, k);
-      if (k + inFlight < chunks) start(k + inFlight);
+      if (k + inFlight < chunks) queue(k + inFlight);
     }
     const finishStart = performance.now();
     for (let k = Math.max(0, chunks - slots); k < chunks; k++) await slotDone(k % slots, itemsOf(k));

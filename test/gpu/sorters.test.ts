@@ -113,6 +113,28 @@ for (const sorter of SORTERS) {
           }
         });
 
+        gpuIt("the run census comes back with the first counts, exact, and decides the run round", async (gpu) => {
+          const block = randomText(500, 26, 15); // repeats but no runs: rounds without the run round
+          const cases: [string, Uint8Array][] = [["runs of 0, 1, 2, 255", runText(20000, [0, 1, 2, 255], 300, 14)], ["a random block of 500 repeated", Uint8Array.from({ length: 20000 }, (_, i) => block[i % 500])]];
+          for (const [name, text] of cases) {
+            let sites = 0; // positions i = 0 mod 64 that start 64 equal symbols
+            for (let i = 0; i + 64 <= text.length; i += 64) sites += text.subarray(i, i + 64).every((c) => c === text[i]) ? 1 : 0;
+            const lines: string[] = [];
+            const write = process.stderr.write;
+            process.env.SUFSORT_GPU_PROFILE = "1";
+            process.stderr.write = ((chunk: string) => lines.push(String(chunk)) > 0) as typeof process.stderr.write;
+            try {
+              await expectLikeSais(gpu, sorter, text, name);
+            } finally {
+              process.stderr.write = write;
+              delete process.env.SUFSORT_GPU_PROFILE;
+            }
+            const line = lines.find((l) => l.startsWith("gpu-spd run census:"));
+            const round = sites * 64 * 32 >= text.length ? ": run round" : "";
+            expect(line, name).toBe(`gpu-spd run census: ${sites} of ${Math.ceil(text.length / 64)} sites start 64 equal symbols${round}\n`);
+          }
+        });
+
         gpuIt("no run round (spd.runRound=2) on texts of long runs", async (gpu) => {
           await withTune("spd.runRound=2", async () => {
             for (const [name, text] of hardFamilies(3000, 9)) await expectLikeSais(gpu, sorter, text, name);

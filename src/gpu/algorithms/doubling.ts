@@ -85,6 +85,8 @@ export interface RoundState {
    * counters[0] (wgsl/sa_doubling.wgsl Params.live); large is 0.
    */
   live?: boolean;
+  /** In the first round: the word of Refinement.census, read back with the initial sort's counts. */
+  census?: number;
 }
 
 /**
@@ -172,6 +174,9 @@ export interface Refinement {
   onProgress?: (fraction: number) => void;
   /** Called after each round whose count was read back (the GPU is idle then). */
   afterRound?: () => Promise<void>;
+  /** A u32 that the first batch computes for the first round's refine (gpu-spd's run census): it
+   * comes back with the initial sort's counts (as counters[3]) instead of in a readback of its own. */
+  census?: GPUBuffer;
 }
 
 /**
@@ -203,7 +208,7 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
     suffixes: pool.acquire(job.slots * 4, undefined, `${job.name} suffixes'`),
     positions: pool.acquire(job.slots * 4, undefined, `${job.name} positions'`),
   };
-  const count = pool.acquire(12, undefined, `${job.name} counters`);
+  const count = pool.acquire(16, undefined, `${job.name} counters`);
   const own = [spare.suffixes, spare.positions, count]; // the swaps below trade them with the caller's
   const rankBits = 32 - Math.clz32(job.slots);
   const n = job.textLength;
@@ -213,8 +218,11 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
     // Rank by group head, keep the unsorted groups.
     let state: RoundState = { batch: first, buffers, n, m: job.slots, h: job.h0, rankBits, large: 0, counters: count };
     encodeSplitGroups(state, spare, count);
+    if (job.census) first.copy(job.census, 0, count, 12, 4);
     first.submit();
-    let [m, large, longest] = await readU32(gpu, count, 3);
+    const counts = await readU32(gpu, count, job.census ? 4 : 3);
+    let [m, large, longest] = counts;
+    let census: number | undefined = job.census ? counts[3] : undefined;
     let h = job.h0;
     if (profile) profile(`initial sort by ${h} characters, ${m} of ${job.slots} unsorted${dispatchLine(await first.dispatchNanoseconds())}`);
     const liveMax = job.live ? tuned("doubling.liveMax", LIVE_MAX, 0) : 0;
@@ -240,7 +248,8 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
       [buffers.suffixes, spare.suffixes] = [spare.suffixes, buffers.suffixes];
       [buffers.positions, spare.positions] = [spare.positions, buffers.positions];
       const encodeStart = performance.now();
-      state = { batch: new GpuBatch(gpu, `${job.name} h=${h}`, profile !== undefined && !live), buffers, n, m, h, rankBits, large: live ? 0 : large, longest, counters: count, live };
+      state = { batch: new GpuBatch(gpu, `${job.name} h=${h}`, profile !== undefined && !live), buffers, n, m, h, rankBits, large: live ? 0 : large, longest, counters: count, live, census };
+      census = undefined;
       const growth = await job.refine(state);
       encodeSplitGroups(state, spare, count);
       state.batch.submit();

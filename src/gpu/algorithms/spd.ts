@@ -19,7 +19,7 @@
 // "spd.compact=1" forces the compact layout, "spd.compact=0" the other where it fits.
 import { registerSorter, textOf, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import type { GpuContext } from "../device.js";
-import { GpuBatch, readU32, tuned } from "../kernels.js";
+import { GpuBatch, tuned } from "../kernels.js";
 import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
 import { dispatchLine, refineGroups, type DoublingBuffers } from "./doubling.js";
@@ -93,19 +93,17 @@ export const gpuSpdSorter: SuffixSorter = {
       encodeHeadFlags(first, buffers.keyLow, buffers.flags, level.n02, buffers.keyHigh);
       const census = take(1, "run census");
       encodeRunCensus(first, buffers, n, census);
-      let firstRound = true;
       await refineGroups(gpu, first, buffers, {
         name: "gpu-spd",
         textLength: n,
         slots: level.n02,
         h0: plan.chars,
-        // the first round sorts long runs whole where they are common (their census is read once)
-        refine: async (state) => {
-          if (!firstRound) return refineByPairs(state);
-          firstRound = false;
-          const [sites] = await readU32(gpu, census, 1);
-          const runs = runsAreCommon(sites, n);
-          if (profiling) process.stderr.write(`gpu-spd run census: ${sites} of ${Math.ceil(n / CENSUS_RUN)} sites start ${CENSUS_RUN} equal symbols${runs ? ": run round" : ""}\n`);
+        census,
+        // the first round sorts long runs whole where they are common
+        refine: (state) => {
+          if (state.census === undefined) return refineByPairs(state);
+          const runs = runsAreCommon(state.census, n);
+          if (profiling) process.stderr.write(`gpu-spd run census: ${state.census} of ${Math.ceil(n / CENSUS_RUN)} sites start ${CENSUS_RUN} equal symbols${runs ? ": run round" : ""}\n`);
           return runs ? refineByRuns(state) : refineByPairs(state);
         },
         live: larssonSadakane.live,

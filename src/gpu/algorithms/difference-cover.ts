@@ -279,8 +279,8 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
     if (profiling) process.stderr.write(`${name} last merge + delivery: ${(performance.now() - start).toFixed(1)} ms\n`);
   } finally {
     for (const buffer of held) pool.release(buffer);
+    pool.release(text);
     pool.afterSubmit();
-    text.destroy();
     for (const buffer of owned) buffer.destroy(); // destruction waits for the queued work
   }
 }

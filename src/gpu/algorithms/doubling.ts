@@ -336,7 +336,7 @@ export async function buildByDoubling(ctx: BuildContext, algorithm: DoublingAlgo
     if (process.env.SUFSORT_GPU_PROFILE) process.stderr.write(`${algorithm.name} invert + delivery: ${(performance.now() - downloadStart).toFixed(1)} ms\n`);
   } finally {
     for (const buffer of held) pool.release(buffer);
+    pool.release(text);
     pool.afterSubmit();
-    text.destroy();
   }
 }

@@ -71,10 +71,14 @@ export function maxPooledLength(gpu: GpuContext, extra = 0): number {
   return lo;
 }
 
-/** A storage buffer (destroy it when done) with the text packed 4 bytes per u32, zero-padded. */
+/**
+ * A pooled storage buffer (release it to gpu.pool when done) with the text packed 4 bytes per u32,
+ * zero-padded to its end. Pooled, so that a build neither creates a buffer of the text's size
+ * (H200, dickens: 0.65 ms a build) nor new bind groups for it.
+ */
 export async function uploadText(gpu: GpuContext, text: Uint8Array): Promise<GPUBuffer> {
   const size = Math.max(4, Math.ceil(text.length / 4) * 4);
-  const target = gpu.device.createBuffer({ size, usage: STORAGE_USAGE, label: "text" });
+  const target = gpu.pool.acquire(size, STORAGE_USAGE, "text");
   const entry = stagingOf(gpu);
   let staging = entry.write;
   if (staging && !staging.busy && staging.buffer.size >= size) {
@@ -94,6 +98,7 @@ export async function uploadText(gpu: GpuContext, text: Uint8Array): Promise<GPU
   staging.buffer.unmap();
   const encoder = gpu.device.createCommandEncoder({ label: "text upload" });
   encoder.copyBufferToBuffer(staging.buffer, 0, target, 0, size);
+  if (target.size > size) encoder.clearBuffer(target, size, target.size - size);
   gpu.device.queue.submit([encoder.finish()]);
   if (staging === entry.write) {
     const mapped = staging.buffer.mapAsync(MAP_WRITE);

@@ -190,7 +190,7 @@ export function maxSkewLength(gpu: GpuContext): number {
   return maxPooledLength(gpu, 3);
 }
 
-/** Uploads the text of ctx (packed bytes, kept for a consumer of the result: destroy it when done)
+/** Uploads the text of ctx (packed bytes, kept for a consumer of the result: release it to the pool when done)
  * and converts it to symbols (byte + 1) followed by three 0s (a pooled buffer). */
 export async function uploadSymbols(gpu: GpuContext, ctx: BuildContext, level: SkewLevel): Promise<{ bytes: GPUBuffer; t: GPUBuffer }> {
   const bytes = await uploadText(gpu, textOf(ctx));
@@ -228,7 +228,7 @@ export const gpuSkewSorter: SuffixSorter = {
       sorted = await skewSort(gpu, t, ctx.n, bitsFor(256), "deferred");
       await deliverSuffixArray(ctx, gpu, sorted.sa, bytes, sorted.produce);
     } finally {
-      bytes.destroy(); // destruction waits for the queued work
+      gpu.pool.release(bytes);
       gpu.pool.release(t);
       if (sorted) {
         sorted.release();

@@ -128,8 +128,8 @@ export const gpuSpdSorter: SuffixSorter = {
       if (process.env.SUFSORT_GPU_PROFILE) process.stderr.write(`gpu-spd merge + delivery: ${(performance.now() - start).toFixed(1)} ms\n`);
     } finally {
       for (const buffer of held) pool.release(buffer);
+      pool.release(bytes);
       pool.afterSubmit();
-      bytes.destroy();
     }
   },
 };

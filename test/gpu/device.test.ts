@@ -97,6 +97,21 @@ describe("GPU device", () => {
     ctx.pool.afterSubmit();
   });
 
+  gpuIt("exact-size buffers (arrays over one binding) are pooled at their size, apart from the size classes", async (ctx) => {
+    const bytes = (1 << 20) + 4; // its size class is 1.125 MiB
+    const exact = ctx.pool.acquireExact(bytes);
+    expect(exact.size).toBe((1 << 20) + 256);
+    ctx.pool.release(exact);
+    ctx.pool.afterSubmit();
+    const classed = ctx.pool.acquire(exact.size);
+    expect(classed).not.toBe(exact);
+    expect(classed.size).toBe(sizeClass(exact.size));
+    expect(ctx.pool.acquireExact(bytes + 100)).toBe(exact); // the same size in 256-byte units: recycled
+    ctx.pool.release(exact);
+    ctx.pool.release(classed);
+    ctx.pool.afterSubmit();
+  });
+
   gpuIt("a batch that repeats an earlier one gets the same buffers in the same order; lanes keep theirs apart", async (ctx) => {
     const take = (batch: GpuBatch) => [batch.scratch(3000), batch.scratch(3000), batch.scratch(3000, "lane a"), batch.scratch(3000)];
     const first = new GpuBatch(ctx);

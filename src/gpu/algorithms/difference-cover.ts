@@ -21,7 +21,6 @@
 // (the SA must also fit one JavaScript array) and R within one pooled binding.
 import { limitError } from "../../errors.js";
 import { registerSorter, suffixArrayOf, textOf, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
-import { STORAGE_USAGE } from "../buffers.js";
 import type { GpuContext } from "../device.js";
 import { bindingWindow, GpuBatch, pipeline, tuned, WORKGROUP_SIZE, type Binding } from "../kernels.js";
 import { encodeHeadFlags } from "../primitives/helpers.js";
@@ -131,7 +130,6 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
   const { m, skip } = layout;
   const pool = gpu.pool;
   let held: GPUBuffer[] = [];
-  const owned: GPUBuffer[] = [];
   const take = (count: number, label: string) => {
     const buffer = pool.acquire(Math.max(4, count * 4), undefined, `${name} ${label}`);
     held.push(buffer);
@@ -159,11 +157,11 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
     pool.afterSubmit();
     await trim();
   };
-  // runs of any length: pooled while one binding holds their size class, else a buffer of their own
+  // runs of any length: pooled in size classes while one binding holds their class, else at their exact size
   const runBuffer = (count: number, label: string) => {
     if (count <= maxPooledLength(gpu)) return take(count, label);
-    const buffer = gpu.device.createBuffer({ size: Math.ceil((count * 4) / 256) * 256, usage: STORAGE_USAGE, label: `${name} ${label}` });
-    owned.push(buffer);
+    const buffer = pool.acquireExact(count * 4, `${name} ${label}`);
+    held.push(buffer);
     return buffer;
   };
   const text = await uploadText(gpu, textOf(ctx));
@@ -281,7 +279,6 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
     for (const buffer of held) pool.release(buffer);
     pool.release(text);
     pool.afterSubmit();
-    for (const buffer of owned) buffer.destroy(); // destruction waits for the queued work
   }
 }
 

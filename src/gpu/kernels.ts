@@ -354,6 +354,27 @@ export async function readU32(ctx: GpuContext, source: GPUBuffer, count: number,
   const encoder = ctx.device.createCommandEncoder();
   encoder.copyBufferToBuffer(source, first * 4, staging, 0, bytes);
   ctx.device.queue.submit([encoder.finish()]);
+  return mapBack(ctx, staging, kept, bytes);
+}
+
+/**
+ * Encodes into `batch` a copy of the first `count` (at most 64) u32 of `source`; the function it
+ * returns, called once the batch is submitted, reads them back. A doubling round's counters come
+ * back so without a command buffer and a submit of their own.
+ */
+export function encodeReadU32(batch: GpuBatch, source: GPUBuffer, count: number): () => Promise<Uint32Array> {
+  const bytes = count * 4;
+  if (bytes > SMALL_READ_BYTES) throw new Error("sufsort: encodeReadU32 reads at most 64 values");
+  const ctx = batch.ctx;
+  const kept = smallReadStaging(ctx);
+  const staging = kept.pop() ?? ctx.device.createBuffer({ size: SMALL_READ_BYTES, usage: 0x1 /* MAP_READ */ | 0x8 });
+  batch.copy(source, 0, staging, 0, bytes);
+  return () => mapBack(ctx, staging, kept, bytes);
+}
+
+/** Maps a staging buffer whose copy is queued, returns its first `bytes`, and keeps it for reuse
+ * (in `kept`) or destroys it. */
+async function mapBack(ctx: GpuContext, staging: GPUBuffer, kept: GPUBuffer[] | undefined, bytes: number): Promise<Uint32Array> {
   let mapped = false;
   try {
     await ctx.race(staging.mapAsync(1 /* READ */, 0, bytes));

@@ -25,7 +25,7 @@
 import { suffixArrayOf, textOf, type BuildContext } from "../../engine/registry.js";
 import { failure, limitError } from "../../errors.js";
 import type { GpuContext } from "../device.js";
-import { GpuBatch, pipeline, readU32, tuned, WORKGROUP_SIZE } from "../kernels.js";
+import { encodeReadU32, GpuBatch, pipeline, tuned, WORKGROUP_SIZE } from "../kernels.js";
 import { encodeCompact } from "../primitives/compact.js";
 import { encodeExclusiveScan } from "../primitives/scan.js";
 import { shortSegmentBound } from "../primitives/segmented-sort.js";
@@ -219,8 +219,9 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
     let state: RoundState = { batch: first, buffers, n, m: job.slots, h: job.h0, rankBits, large: 0, counters: count };
     encodeSplitGroups(state, spare, count);
     if (job.census) first.copy(job.census, 0, count, 12, 4);
+    const firstCounts = encodeReadU32(first, count, job.census ? 4 : 3);
     first.submit();
-    const counts = await readU32(gpu, count, job.census ? 4 : 3);
+    const counts = await firstCounts();
     let [m, large, longest] = counts;
     let census: number | undefined = job.census ? counts[3] : undefined;
     let h = job.h0;
@@ -252,10 +253,11 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
       census = undefined;
       const growth = await job.refine(state);
       encodeSplitGroups(state, spare, count);
+      const roundCounts = encodeReadU32(state.batch, count, 3);
       state.batch.submit();
       const encodeMs = performance.now() - encodeStart;
       if (live) {
-        const entry: (typeof ahead)[number] = { counts: readU32(gpu, count, 3) };
+        const entry: (typeof ahead)[number] = { counts: roundCounts() };
         entry.counts.then((got) => (entry.got = got), () => undefined); // awaited above
         ahead.push(entry);
         // let Dawn deliver finished readbacks (a mapAsync resolves only from the event loop), so
@@ -264,7 +266,7 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
         profile?.(`round h=${h}: live, at most ${m} active, ${longestGroup(longest)}; encode ${encodeMs.toFixed(2)} ms`);
       } else {
         const active = m;
-        [m, large, longest] = await readU32(gpu, count, 3);
+        [m, large, longest] = await roundCounts();
         await job.afterRound?.();
         if (profile) {
           const gpuNs = await state.batch.gpuNanoseconds();

@@ -165,12 +165,15 @@ for (const sorter of SORTERS) {
       // a run may span at most two windows: gpu-spd's compact sample holds 2n/3 entries
       const window = sorter === gpuDc7Sorter ? 1024 : 1216;
       gpuIt(`runs longer than a window: merges read and write two windows (window lowered to ${window}), spent buffers destroyed between phases`, async (gpu) => {
-        await withTune(`cover.window=${window},cover.lean=1`, async () => {
-          // 3000 and 3500 bytes: gpu-dc7's non-sample run (~1714 entries) and gpu-spd's sample (2000,
-          // 2334) span two windows, the SA three
-          for (const [name, text] of hardFamilies(3000, 9)) await expectLikeSais(gpu, sorter, text, name);
-          for (const sigma of [2, 4, 256]) await expectLikeSais(gpu, sorter, randomText(3500, sigma, 11), `random sigma ${sigma}`);
-        });
+        // runs of 1500 entries or more (the SA, gpu-dc7's non-sample run) also in exact-size buffers, lean or not
+        for (const tune of [`cover.window=${window},cover.lean=1`, `cover.window=${window},cover.lean=1,cover.exactFrom=1500`, `cover.window=${window},cover.exactFrom=1500`]) {
+          await withTune(tune, async () => {
+            // 3000 and 3500 bytes: gpu-dc7's non-sample run (~1714 entries) and gpu-spd's sample (2000,
+            // 2334) span two windows, the SA three
+            for (const [name, text] of hardFamilies(3000, 9)) await expectLikeSais(gpu, sorter, text, `${name} (${tune})`);
+            for (const sigma of [2, 4, 256]) await expectLikeSais(gpu, sorter, randomText(3500, sigma, 11), `random sigma ${sigma} (${tune})`);
+          });
+        }
       });
 
       gpuIt("texts outside the heap (buildLarge: ctx.text and ctx.sa), verified", async (gpu) => {

@@ -157,9 +157,11 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
     pool.afterSubmit();
     await trim();
   };
-  // runs of any length: pooled in size classes while one binding holds their class, else at their exact size
+  // runs of any length: pooled in size classes while one binding holds their class, else at their
+  // exact size ("cover.exactFrom" lowers the bound for tests)
+  const classedMost = tuned("cover.exactFrom", maxPooledLength(gpu) + 1) - 1;
   const runBuffer = (count: number, label: string) => {
-    if (count <= maxPooledLength(gpu)) return take(count, label);
+    if (count <= classedMost) return take(count, label);
     const buffer = pool.acquireExact(count * 4, `${name} ${label}`);
     held.push(buffer);
     return buffer;

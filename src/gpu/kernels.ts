@@ -347,10 +347,7 @@ export function writeInto(ctx: GpuContext, target: GPUBuffer, offset: number, da
 export async function readU32(ctx: GpuContext, source: GPUBuffer, count: number, first = 0): Promise<Uint32Array> {
   if (count === 0) return new Uint32Array(0);
   const bytes = count * 4;
-  // small reads (a doubling round's counters) reuse kept staging buffers: one per round otherwise
-  const small = bytes <= SMALL_READ_BYTES;
-  const kept = small ? smallReadStaging(ctx) : undefined;
-  const staging = kept?.pop() ?? ctx.device.createBuffer({ size: small ? SMALL_READ_BYTES : bytes, usage: 0x1 /* MAP_READ */ | 0x8 });
+  const { staging, kept } = readStaging(ctx, bytes);
   const encoder = ctx.device.createCommandEncoder();
   encoder.copyBufferToBuffer(source, first * 4, staging, 0, bytes);
   ctx.device.queue.submit([encoder.finish()]);
@@ -366,10 +363,17 @@ export function encodeReadU32(batch: GpuBatch, source: GPUBuffer, count: number)
   const bytes = count * 4;
   if (bytes > SMALL_READ_BYTES) throw new Error("sufsort: encodeReadU32 reads at most 64 values");
   const ctx = batch.ctx;
-  const kept = smallReadStaging(ctx);
-  const staging = kept.pop() ?? ctx.device.createBuffer({ size: SMALL_READ_BYTES, usage: 0x1 /* MAP_READ */ | 0x8 });
+  const { staging, kept } = readStaging(ctx, bytes);
   batch.copy(source, 0, staging, 0, bytes);
   return () => mapBack(ctx, staging, kept, bytes);
+}
+
+/** A staging buffer to read `bytes` back through: small reads (a doubling round's counters) take
+ * a kept one (`kept`, where mapBack returns it), which saves a buffer per round. */
+function readStaging(ctx: GpuContext, bytes: number): { staging: GPUBuffer; kept: GPUBuffer[] | undefined } {
+  const kept = bytes <= SMALL_READ_BYTES ? smallReadStaging(ctx) : undefined;
+  const staging = kept?.pop() ?? ctx.device.createBuffer({ size: kept ? SMALL_READ_BYTES : bytes, usage: 0x1 /* MAP_READ */ | 0x8 });
+  return { staging, kept };
 }
 
 /** Maps a staging buffer whose copy is queued, returns its first `bytes`, and keeps it for reuse

@@ -148,7 +148,8 @@ const READ_CHUNK = 32 * 2 ** 20;
 const PRODUCED_CHUNK = 4 * 2 ** 20;
 const READ_BUFFERS = 4;
 
-/** The kept readback buffers (at least `count` of `bytes` each), or fresh ones when they are busy. */
+/** `count` readback buffers of at least `bytes` each: kept ones (the set grows to the largest count
+ * asked), or fresh ones when they are busy. */
 function readbackBuffers(gpu: GpuContext, bytes: number, count: number): { buffers: GPUBuffer[]; done(failed: boolean): void } {
   const entry = stagingOf(gpu);
   let set = entry.read;
@@ -167,7 +168,7 @@ function readbackBuffers(gpu: GpuContext, bytes: number, count: number): { buffe
   set.busy = true;
   const held = set;
   return {
-    buffers: held.buffers,
+    buffers: held.buffers.slice(0, count),
     done(failed: boolean) {
       held.busy = false;
       if (failed || !keep) {

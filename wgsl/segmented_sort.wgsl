@@ -11,6 +11,10 @@
 //   merged, so `merge_pass` merges just that segment's part [cs, b) with [b, ce), by key, into the
 //   scratch arrays, one output tile of TILE per workgroup, and `copy_back` returns it. A tile that
 //   meets no crossing segment (its segments are all done at this width) exits at once (early exit).
+//   The crossing segment's ends come from `starts` (segment_starts: the first index of each label),
+//   and the tile's merge-path splits from a search by the whole workgroup (WG / 2 probes per split
+//   and step): a handful of dependent global loads per tile, where one invocation's binary
+//   searches took about 4 log2(w) of them.
 // Invariant before the pass of width w: every run [q*w, q*w+w) is sorted within segments.
 // Keys are one u32 or two (lib/segsort_key32.wgsl, lib/segsort_key64.wgsl: bindings 2, 4 and, for
 // 64-bit keys, 6, 7; shared merge_keys; key_le and the loads and stores).
@@ -30,12 +34,18 @@ struct Params {
 @group(0) @binding(1) var<storage, read> labels: array<u32>;
 @group(0) @binding(3) var<storage, read_write> values: array<u32>;
 @group(0) @binding(5) var<storage, read_write> scratch_values: array<u32>;
+// starts[l] = first index whose label is l, for every label present; starts[last + 1] = n.
+@group(0) @binding(8) var<storage, read_write> starts: array<u32>;
 
 var<workgroup> merge_values: array<u32, TILE + TILE / 32u>;
 var<workgroup> merge_labels: array<u32, TILE + TILE / 32u>;
 // The crossing segment's part in this tile's pair of runs, and this tile's share of it:
 // (cs, b, ce, out_start, out_end, a_split, b_split at out_start/out_end), or cs = NO_LABEL.
 var<workgroup> crossing: array<u32, 8>;
+// The two splits' search bounds [lo, hi] (merge_pass's workgroup search).
+var<workgroup> split_lo: array<atomic<u32>, 2>;
+var<workgroup> split_hi: array<atomic<u32>, 2>;
+const PROBES: u32 = WG / 2u;
 
 fn merge_before_or_equal(a: u32, b: u32) -> bool {
   let la = merge_labels[padded(a)];
@@ -134,40 +144,26 @@ fn blocksort(@builtin(local_invocation_index) lid: u32,
   }
 }
 
-// First index in [lo, hi) whose label is >= target (labels are non-decreasing).
-fn first_label_at_least(lo_in: u32, hi_in: u32, wanted: u32) -> u32 {
-  var lo = lo_in;
-  var hi = hi_in;
-  while (lo < hi) {
-    let mid = (lo + hi) >> 1u;
-    if (labels[mid] < wanted) {
-      lo = mid + 1u;
-    } else {
-      hi = mid;
-    }
+@compute @workgroup_size(WG)
+fn segment_starts(@builtin(local_invocation_index) lid: u32,
+                  @builtin(workgroup_id) wid: vec3<u32>,
+                  @builtin(num_workgroups) nwg: vec3<u32>) {
+  let i = element(lid, wid, nwg);
+  let n = params.n;
+  if (i >= n) {
+    return;
   }
-  return lo;
-}
-
-// Number of pairs of [cs, b) among the first `diag` outputs of merging [cs, b) with [b, ce) by key.
-fn global_merge_path(cs: u32, b: u32, ce: u32, diag: u32) -> u32 {
-  let la = b - cs;
-  let lb = ce - b;
-  var lo = select(0u, diag - lb, diag > lb);
-  var hi = min(diag, la);
-  while (lo < hi) {
-    let mid = (lo + hi) >> 1u;
-    if (key_le(key_load(cs + mid), key_load(b + diag - 1u - mid))) {
-      lo = mid + 1u;
-    } else {
-      hi = mid;
-    }
+  let label = labels[i];
+  if (i == 0u || labels[i - 1u] != label) {
+    starts[label] = i;
   }
-  return lo;
+  if (i == n - 1u) {
+    starts[label + 1u] = n;
+  }
 }
 
 // Fills `crossing` for this tile (invocation 0 only); returns through workgroup memory.
-fn find_crossing(tile: u32, with_splits: bool) {
+fn find_crossing(tile: u32) {
   let n = params.n;
   let w = params.width;
   let tile_start = tile * TILE;
@@ -182,14 +178,13 @@ fn find_crossing(tile: u32, with_splits: bool) {
   if (labels[b - 1u] != label) {
     return;
   }
-  // Only tiles holding part of b's segment take part (labels never decrease): the other tiles of a
-  // wide pair leave before the binary searches, whose dependent loads cost the most.
+  // Only tiles holding part of b's segment take part (labels never decrease).
   if (labels[tile_start] > label || labels[tile_end - 1u] < label) {
     return;
   }
   let pair_end = min(pair_start + 2u * w, n);
-  let cs = first_label_at_least(pair_start, b, label);
-  let ce = first_label_at_least(b, pair_end, label + 1u);
+  let cs = max(pair_start, starts[label]);
+  let ce = min(pair_end, starts[label + 1u]);
   let out_start = max(tile_start, cs);
   let out_end = min(tile_end, ce);
   if (out_start >= out_end) {
@@ -200,10 +195,17 @@ fn find_crossing(tile: u32, with_splits: bool) {
   crossing[2] = ce;
   crossing[3] = out_start;
   crossing[4] = out_end;
-  if (with_splits) {
-    crossing[5] = global_merge_path(cs, b, ce, out_start - cs);
-    crossing[6] = global_merge_path(cs, b, ce, out_end - cs);
+}
+
+// Search steps that narrow a split's range to one value, PROBES probes per step.
+fn search_steps(range_in: u32) -> u32 {
+  var range = range_in;
+  var steps = 0u;
+  while (range > 0u) {
+    range = (range + PROBES - 1u) / PROBES - 1u;
+    steps += 1u;
   }
+  return steps;
 }
 
 @compute @workgroup_size(WG)
@@ -215,7 +217,24 @@ fn merge_pass(@builtin(local_invocation_index) lid: u32,
     return;
   }
   if (lid == 0u) {
-    find_crossing(tile, true);
+    find_crossing(tile);
+    let cs = crossing[0];
+    if (cs != NO_LABEL) {
+      // Split s: pairs of [cs, b) among the first diag_s outputs of the crossing merge, in
+      // [max(0, diag - lb), min(diag, la)]: the first m there with A[m] > B[diag - 1 - m].
+      let la = crossing[1] - cs;
+      let lb = crossing[2] - crossing[1];
+      var widest = 0u;
+      for (var s = 0u; s < 2u; s++) {
+        let diag = crossing[3u + s] - cs;
+        let lo = select(0u, diag - lb, diag > lb);
+        let hi = min(diag, la);
+        atomicStore(&split_lo[s], lo);
+        atomicStore(&split_hi[s], hi);
+        widest = max(widest, hi - lo);
+      }
+      crossing[7] = search_steps(widest);
+    }
   }
   let cs = workgroupUniformLoad(&crossing[0]);
   if (cs == NO_LABEL) {
@@ -224,9 +243,29 @@ fn merge_pass(@builtin(local_invocation_index) lid: u32,
   let b = crossing[1];
   let out_start = crossing[3];
   let out_end = crossing[4];
-  let a0 = cs + crossing[5];
-  let a1 = cs + crossing[6];
-  let b0 = b + (out_start - cs) - crossing[5];
+  let steps = workgroupUniformLoad(&crossing[7]);
+  // Both splits at once: invocations [0, PROBES) search the first, the others the second.
+  let s = lid / PROBES;
+  let probe = lid % PROBES;
+  let diag = crossing[3u + s] - cs;
+  for (var step = 0u; step < steps; step++) {
+    let lo = atomicLoad(&split_lo[s]);
+    let hi = atomicLoad(&split_hi[s]);
+    workgroupBarrier();
+    let stride = max(1u, (hi - lo + PROBES - 1u) / PROBES);
+    let m = lo + probe * stride;
+    if (m < hi) {
+      if (key_le(key_load(cs + m), key_load(b + diag - 1u - m))) {
+        atomicMax(&split_lo[s], m + 1u);
+      } else {
+        atomicMin(&split_hi[s], m);
+      }
+    }
+    workgroupBarrier();
+  }
+  let a0 = cs + atomicLoad(&split_lo[0]);
+  let a1 = cs + atomicLoad(&split_lo[1]);
+  let b0 = b + (out_start - cs) - (a0 - cs);
   let la = a1 - a0;
   let lb = (out_end - out_start) - la;
 
@@ -266,7 +305,7 @@ fn copy_back(@builtin(local_invocation_index) lid: u32,
     return;
   }
   if (lid == 0u) {
-    find_crossing(tile, false);
+    find_crossing(tile);
   }
   let cs = workgroupUniformLoad(&crossing[0]);
   if (cs == NO_LABEL) {

@@ -52,6 +52,7 @@ export function encodeSegmentedSort(batch: GpuBatch, keys: GPUBuffer, values: GP
   const constants = { ITEMS: tile / WORKGROUP_SIZE };
   const spec = { file: "segmented_sort.wgsl", constants, libs: ["merge_path", "tile_load", `segsort_key${32 * keyWords}`] };
   const blocksort = pipeline(ctx, { ...spec, entry: "blocksort" });
+  const segmentStarts = pipeline(ctx, { ...spec, entry: "segment_starts" });
   const mergePass = pipeline(ctx, { ...spec, entry: "merge_pass" });
   const copyBack = pipeline(ctx, { ...spec, entry: "copy_back" });
   const tiles = Math.ceil(n / tile);
@@ -59,8 +60,9 @@ export function encodeSegmentedSort(batch: GpuBatch, keys: GPUBuffer, values: GP
   const labels = batch.scratch(n * 4);
   encodeExclusiveScan(batch, heads, labels, n, { countNonzero: true, inclusive: true });
   // bindings 1-7: labels, keys, values, scratch keys and values, and the high words (u64 keys)
-  const bind = (scratchKeys?: GPUBuffer, scratchValues?: GPUBuffer, scratchHigh?: GPUBuffer) =>
-    [labels, keys, values, scratchKeys, scratchValues, ...(keysHigh ? [keysHigh, scratchHigh] : [])];
+  // (binding 8, the segments' starts, is added for the merge passes)
+  const bind = (scratchKeys?: GPUBuffer, scratchValues?: GPUBuffer, scratchHigh?: GPUBuffer): (GPUBuffer | undefined)[] =>
+    [labels, keys, values, scratchKeys, scratchValues, keysHigh, scratchHigh];
   batch.dispatch(blocksort, [n, 0, tiles], bind(), tiles);
   if (tiles === 1) return;
   if (longest !== undefined && longest <= tile / 2) {
@@ -68,7 +70,11 @@ export function encodeSegmentedSort(batch: GpuBatch, keys: GPUBuffer, values: GP
     batch.dispatch(blocksort, [n, tile / 2, shifted], bind(), shifted);
     return;
   }
+  // starts[label] = where the segment of that label begins (labels <= n, and one past the last)
+  const starts = batch.scratch((n + 2) * 4);
+  batch.dispatch(segmentStarts, [n], [labels, undefined, undefined, undefined, undefined, undefined, undefined, starts], Math.ceil(n / WORKGROUP_SIZE));
   const bindings = bind(batch.scratch(n * 4), batch.scratch(n * 4), keysHigh ? batch.scratch(n * 4) : undefined);
+  bindings[7] = starts;
   for (let width = tile; width < n; width *= 2) {
     batch.dispatch(mergePass, [n, width, tiles], bindings, tiles);
     batch.dispatch(copyBack, [n, width, tiles], bindings, tiles);

@@ -7,7 +7,8 @@
 //   tile's pieces of segments while keeping the segments in place. Tiles start at `width` (0, or
 //   TILE / 2 for the second blocksort that finishes segments of at most TILE / 2 pairs).
 // merge pass (width w = TILE, 2 TILE, ...): runs [p*2w, p*2w+w) and [p*2w+w, p*2w+2w) are each
-//   sorted within segments. Only the segment that crosses their boundary b changes when they are
+//   sorted within segments. Segments of at most TILE pairs cross at most one tile boundary: two
+//   passes of width TILE, the second with its pairs shifted by `origin` = TILE, finish them. Only the segment that crosses their boundary b changes when they are
 //   merged, so `merge_pass` merges just that segment's part [cs, b) with [b, ce), by key, into the
 //   scratch arrays, one output tile of TILE per workgroup, and `copy_back` returns it. A tile that
 //   meets no crossing segment (its segments are all done at this width) exits at once (early exit).
@@ -27,7 +28,7 @@ struct Params {
   n: u32,
   width: u32,
   tiles: u32,
-  pad0: u32,
+  origin: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -168,9 +169,14 @@ fn find_crossing(tile: u32) {
   let w = params.width;
   let tile_start = tile * TILE;
   let tile_end = min(tile_start + TILE, n);
-  let pair_start = (tile_start / (2u * w)) * (2u * w);
-  let b = pair_start + w;
   crossing[0] = NO_LABEL;
+  // Pairs of runs start at origin + multiples of 2w (origin: 0, or TILE for the second pass of a
+  // sort whose segments are at most TILE long; both are multiples of TILE, so a tile lies in one pair).
+  if (tile_start < params.origin) {
+    return;
+  }
+  let pair_start = params.origin + ((tile_start - params.origin) / (2u * w)) * (2u * w);
+  let b = pair_start + w;
   if (b >= n) {
     return;
   }

@@ -34,7 +34,7 @@ async function check(ctx: Parameters<Parameters<typeof gpuIt>[1]>[0], buffers: P
   if (high && highBuffer) expectEqualArrays(await buffers.read(highBuffer, n), order.map((i) => high[i]), "high words of the keys");
 }
 
-/** Segments of at most `half` pairs (every other one across a tile boundary when `straddling`) and their longest. */
+/** Segments of at most `half` pairs (when `straddling`: after one of half / 2, all of `half`) and their longest. */
 function shortSegments(n: number, half: number, straddling: boolean): { heads: Uint32Array; longest: number } {
   const heads = new Uint32Array(n);
   let longest = 0;
@@ -89,6 +89,20 @@ describe("GPU segmented sort", () => {
     });
   }
 
+  // Segments of at most a tile cross one tile boundary at most: two merge passes of width one tile
+  // (odd boundaries, then even ones) take the place of the doubling merge passes.
+  for (const [label, first] of [["random starts", 0], ["segments straddling every tile boundary", 1]] as const) {
+    gpuIt(`segments of at most a tile, longest given (${label})`, async (ctx, buffers) => {
+      const tile = segmentedSortTile(ctx, 1);
+      for (const n of [2 * tile, 2 * tile + 1, 3 * tile + 5, 9 * tile + 7, 25_001]) {
+        // "straddling": after half a tile, segments of exactly a tile, each across a boundary
+        const { heads, longest } = shortSegments(n, tile, first === 1);
+        await check(ctx, buffers, makeKeys(n, "all-bits", n + 17), heads, longest);
+        await check(ctx, buffers, makeKeys(n, "few-distinct", n + 18), heads, longest);
+      }
+    });
+  }
+
   gpuIt("2^20 pairs in random segments of length 1..1000", async (ctx, buffers) => {
     const n = 1 << 20;
     await check(ctx, buffers, makeKeys(n, "all-bits", 21), makeHeads(n, "random", 22));
@@ -127,6 +141,17 @@ describe("GPU segmented sort", () => {
         for (const n of [tile + 1, 9 * tile + 7, 25_001]) {
           const { heads, longest } = shortSegments(n, tile / 2, straddling);
           const { low, high } = keys64(n, n + 9);
+          await check(ctx, buffers, low, heads, longest, high);
+        }
+      }
+    });
+
+    gpuIt("segments of at most a tile, longest given", async (ctx, buffers) => {
+      const tile = segmentedSortTile(ctx, 2);
+      for (const straddling of [false, true]) {
+        for (const n of [2 * tile + 1, 9 * tile + 7, 25_001]) {
+          const { heads, longest } = shortSegments(n, tile, straddling);
+          const { low, high } = keys64(n, n + 19);
           await check(ctx, buffers, low, heads, longest, high);
         }
       }

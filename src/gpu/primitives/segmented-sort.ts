@@ -40,7 +40,9 @@ export interface SegmentedSortOptions {
  * A segment starts at each i with heads[i] != 0 (and at 0). `longest`, when given, bounds the
  * segments' length: at most half a tile, a second blocksort over tiles shifted by half a tile
  * replaces the merge passes (a segment that crosses a tile boundary lies within a shifted tile,
- * and sorting pieces of an already sorted segment keeps it sorted).
+ * and sorting pieces of an already sorted segment keeps it sorted); at most a tile, two merge
+ * passes of width one tile (the second over pairs shifted by a tile) replace the log2(n / tile)
+ * doubling ones, since such a segment crosses one tile boundary at most.
  */
 export function encodeSegmentedSort(batch: GpuBatch, keys: GPUBuffer, values: GPUBuffer, heads: GPUBuffer, n: number, options: SegmentedSortOptions = {}): void {
   if (n <= 1) return;
@@ -63,20 +65,27 @@ export function encodeSegmentedSort(batch: GpuBatch, keys: GPUBuffer, values: GP
   // (binding 8, the segments' starts, is added for the merge passes)
   const bind = (scratchKeys?: GPUBuffer, scratchValues?: GPUBuffer, scratchHigh?: GPUBuffer): (GPUBuffer | undefined)[] =>
     [labels, keys, values, scratchKeys, scratchValues, keysHigh, scratchHigh];
-  batch.dispatch(blocksort, [n, 0, tiles], bind(), tiles);
+  batch.dispatch(blocksort, [n, 0, tiles, 0], bind(), tiles);
   if (tiles === 1) return;
   if (longest !== undefined && longest <= tile / 2) {
     const shifted = Math.ceil((n - tile / 2) / tile);
-    batch.dispatch(blocksort, [n, tile / 2, shifted], bind(), shifted);
+    batch.dispatch(blocksort, [n, tile / 2, shifted, 0], bind(), shifted);
     return;
   }
   // starts[label] = where the segment of that label begins (labels <= n, and one past the last)
   const starts = batch.scratch((n + 2) * 4);
-  batch.dispatch(segmentStarts, [n], [labels, undefined, undefined, undefined, undefined, undefined, undefined, starts], Math.ceil(n / WORKGROUP_SIZE));
+  batch.dispatch(segmentStarts, [n, 0, 0, 0], [labels, undefined, undefined, undefined, undefined, undefined, undefined, starts], Math.ceil(n / WORKGROUP_SIZE));
   const bindings = bind(batch.scratch(n * 4), batch.scratch(n * 4), keysHigh ? batch.scratch(n * 4) : undefined);
   bindings[7] = starts;
-  for (let width = tile; width < n; width *= 2) {
-    batch.dispatch(mergePass, [n, width, tiles], bindings, tiles);
-    batch.dispatch(copyBack, [n, width, tiles], bindings, tiles);
+  const merge = (width: number, origin: number) => {
+    batch.dispatch(mergePass, [n, width, tiles, origin], bindings, tiles);
+    batch.dispatch(copyBack, [n, width, tiles, origin], bindings, tiles);
+  };
+  if (longest !== undefined && longest <= tile) {
+    // each segment crosses at most one tile boundary: the odd ones, then the even ones
+    merge(tile, 0);
+    if (tiles > 2) merge(tile, tile);
+    return;
   }
+  for (let width = tile; width < n; width *= 2) merge(width, 0);
 }

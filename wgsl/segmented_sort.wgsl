@@ -7,15 +7,16 @@
 //   tile's pieces of segments while keeping the segments in place. Tiles start at `width` (0, or
 //   TILE / 2 for the second blocksort that finishes segments of at most TILE / 2 pairs).
 // merge pass (width w = TILE, 2 TILE, ...): runs [p*2w, p*2w+w) and [p*2w+w, p*2w+2w) are each
-//   sorted within segments. Segments of at most TILE pairs cross at most one tile boundary: two
-//   passes of width TILE, the second with its pairs shifted by `origin` = TILE, finish them. Only the segment that crosses their boundary b changes when they are
+//   sorted within segments. Only the segment that crosses their boundary b changes when they are
 //   merged, so `merge_pass` merges just that segment's part [cs, b) with [b, ce), by key, into the
 //   scratch arrays, one output tile of TILE per workgroup, and `copy_back` returns it. A tile that
 //   meets no crossing segment (its segments are all done at this width) exits at once (early exit).
 //   The crossing segment's ends come from `starts` (segment_starts: the first index of each label),
 //   and the tile's merge-path splits from a search by the whole workgroup (WG / 2 probes per split
 //   and step): a handful of dependent global loads per tile, where one invocation's binary
-//   searches took about 4 log2(w) of them.
+//   searches took about 4 log2(w) of them. Segments of at most TILE pairs cross at most one tile
+//   boundary: two passes of width TILE, the second over pairs shifted by `origin` = TILE, finish
+//   them.
 // Invariant before the pass of width w: every run [q*w, q*w+w) is sorted within segments.
 // Keys are one u32 or two (lib/segsort_key32.wgsl, lib/segsort_key64.wgsl: bindings 2, 4 and, for
 // 64-bit keys, 6, 7; shared merge_keys; key_le and the loads and stores).

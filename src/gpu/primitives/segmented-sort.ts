@@ -9,15 +9,31 @@ export const SEGSORT_ITEMS = 8;
 export const SEGSORT_TILE = WORKGROUP_SIZE * SEGSORT_ITEMS;
 const SEGSORT_ITEMS_LARGE = 15;
 
-/** The tile the segmented sort uses on this device for keys of `keyWords` u32 (1 or 2). u32 keys:
- * SEGSORT_ITEMS_LARGE pairs per invocation where they fit, else SEGSORT_ITEMS; u64 keys: as many
- * as fit, up to SEGSORT_ITEMS_LARGE (11 in an H200's 48 KiB, 7 in llvmpipe's 32 KiB). */
-export function segmentedSortTile(ctx: GpuBatch["ctx"], keyWords: 1 | 2 = 1): number {
+/**
+ * Pairs per invocation of a merge pass ("segsort.mergeItems"). Merge passes write output tiles of
+ * their own, a divisor of the blocksort's (so that each lies in one pair of runs): short serial
+ * merges in many small tiles hide the loads' latency better, as in merge.ts. H200, nci's two
+ * largest gpu-spd rounds, merge passes with their copying back: 11 pairs per invocation (the
+ * blocksort's) 6.45 + 3.53 ms, 5 (blocksort 10) 5.17 + 2.83, 2 (blocksort 10) 4.84 + 2.76.
+ */
+const MERGE_ITEMS = 2;
+
+/** Pairs per invocation of the blocksort and of the merge passes, for keys of `keyWords` u32. */
+function tileItems(ctx: GpuBatch["ctx"], keyWords: 1 | 2): { block: number; merge: number } {
   const wanted = tuned("segsort.items", SEGSORT_ITEMS_LARGE);
   const perItem = (2 + keyWords) * 4 * WORKGROUP_SIZE * (33 / 32);
   const fitting = Math.floor((sharedBytes(ctx) - 64) / perItem);
   const items = keyWords === 1 ? (wanted <= fitting ? wanted : SEGSORT_ITEMS) : Math.max(1, Math.min(wanted, fitting));
-  return WORKGROUP_SIZE * items;
+  const merge = tuned("segsort.mergeItems", MERGE_ITEMS);
+  return items < merge ? { block: items, merge: items } : { block: items - (items % merge), merge };
+}
+
+/** The tile the segmented sort uses on this device for keys of `keyWords` u32 (1 or 2). u32 keys:
+ * SEGSORT_ITEMS_LARGE pairs per invocation where they fit, else SEGSORT_ITEMS; u64 keys: as many
+ * as fit, up to SEGSORT_ITEMS_LARGE; both rounded down to a multiple of the merge passes' items
+ * (u32: 14 on an H200, 8 on llvmpipe; u64: 10 in an H200's 48 KiB, 6 in llvmpipe's 32 KiB). */
+export function segmentedSortTile(ctx: GpuBatch["ctx"], keyWords: 1 | 2 = 1): number {
+  return WORKGROUP_SIZE * tileItems(ctx, keyWords).block;
 }
 
 /**
@@ -50,14 +66,18 @@ export function encodeSegmentedSort(batch: GpuBatch, keys: GPUBuffer, values: GP
   checkBinding(ctx, "segmented sort", n);
   const { longest, keysHigh } = options;
   const keyWords = keysHigh ? 2 : 1;
-  const tile = segmentedSortTile(ctx, keyWords);
-  const constants = { ITEMS: tile / WORKGROUP_SIZE };
+  const items = tileItems(ctx, keyWords);
+  const tile = WORKGROUP_SIZE * items.block;
+  const constants = { ITEMS: items.block };
   const spec = { file: "segmented_sort.wgsl", constants, libs: ["merge_path", "tile_load", `segsort_key${32 * keyWords}`] };
   const blocksort = pipeline(ctx, { ...spec, entry: "blocksort" });
   const segmentStarts = pipeline(ctx, { ...spec, entry: "segment_starts" });
-  const mergePass = pipeline(ctx, { ...spec, entry: "merge_pass" });
+  // merge passes write output tiles of their own (a divisor of the blocksort's); the copies back
+  // go by the blocksort's tiles, whose fewer workgroups each find the crossing segment once
+  const mergePass = pipeline(ctx, { ...spec, constants: { ITEMS: items.merge }, entry: "merge_pass" });
   const copyBack = pipeline(ctx, { ...spec, entry: "copy_back" });
   const tiles = Math.ceil(n / tile);
+  const mergeTiles = Math.ceil(n / (WORKGROUP_SIZE * items.merge));
   // label[i] = number of heads in [0, i]: non-decreasing, changing exactly at segment starts
   const labels = batch.scratch(n * 4);
   encodeExclusiveScan(batch, heads, labels, n, { countNonzero: true, inclusive: true });
@@ -78,7 +98,7 @@ export function encodeSegmentedSort(batch: GpuBatch, keys: GPUBuffer, values: GP
   const bindings = bind(batch.scratch(n * 4), batch.scratch(n * 4), keysHigh ? batch.scratch(n * 4) : undefined);
   bindings[7] = starts;
   const merge = (width: number, origin: number) => {
-    batch.dispatch(mergePass, [n, width, tiles, origin], bindings, tiles);
+    batch.dispatch(mergePass, [n, width, mergeTiles, origin], bindings, mergeTiles);
     batch.dispatch(copyBack, [n, width, tiles, origin], bindings, tiles);
   };
   if (longest !== undefined && longest <= tile) {

@@ -18,6 +18,8 @@ export interface GpuFeatures {
 
 /** Limits the primitives need; requested up to what the adapter offers. */
 const WANTED_INVOCATIONS = 256;
+/** Invocations per workgroup asked for beyond that where the adapter offers them (wider blocksorts). */
+const WANTED_WIDE_INVOCATIONS = 1024;
 const WANTED_STORAGE_BUFFERS = 10;
 
 let globalsInstalled = false;
@@ -211,8 +213,8 @@ export async function acquireGpu(options: AcquireOptions = {}): Promise<GpuConte
   const requiredLimits: Record<string, number> = {
     maxStorageBufferBindingSize: limits.maxStorageBufferBindingSize,
     maxBufferSize: limits.maxBufferSize,
-    maxComputeWorkgroupSizeX: Math.min(WANTED_INVOCATIONS, limits.maxComputeWorkgroupSizeX),
-    maxComputeInvocationsPerWorkgroup: Math.min(WANTED_INVOCATIONS, limits.maxComputeInvocationsPerWorkgroup),
+    maxComputeWorkgroupSizeX: Math.min(WANTED_WIDE_INVOCATIONS, limits.maxComputeWorkgroupSizeX),
+    maxComputeInvocationsPerWorkgroup: Math.min(WANTED_WIDE_INVOCATIONS, limits.maxComputeInvocationsPerWorkgroup),
     maxStorageBuffersPerShaderStage: Math.min(WANTED_STORAGE_BUFFERS, limits.maxStorageBuffersPerShaderStage),
     maxComputeWorkgroupStorageSize: limits.maxComputeWorkgroupStorageSize,
     maxComputeWorkgroupsPerDimension: limits.maxComputeWorkgroupsPerDimension,

@@ -3,7 +3,7 @@
 import { describe } from "vitest";
 import { GpuBatch } from "../../src/gpu/kernels.js";
 import { encodeSegmentedSort, SEGSORT_TILE, segmentedSortTile } from "../../src/gpu/primitives/segmented-sort.js";
-import { expectEqualArrays, gpuIt, iotaArray, KEY_KINDS, makeHeads, makeKeys, SEGMENT_KINDS } from "./support.js";
+import { expectEqualArrays, gpuIt, iotaArray, KEY_KINDS, makeHeads, makeKeys, SEGMENT_KINDS, withTune } from "./support.js";
 
 /** Indices in output order: each segment's indices stably sorted by key ((high, low) with high words). */
 function cpuSegmentedOrder(keys: Uint32Array, heads: Uint32Array, high?: Uint32Array): Uint32Array {
@@ -100,6 +100,22 @@ describe("GPU segmented sort", () => {
         await check(ctx, buffers, makeKeys(n, "all-bits", n + 17), heads, longest);
         await check(ctx, buffers, makeKeys(n, "few-distinct", n + 18), heads, longest);
       }
+    });
+  }
+
+  // The blocksort runs 256, 512 or 1024 invocations per tile (fewer pairs each); each width sorts alike.
+  for (const width of [1, 2, 4]) {
+    gpuIt(`blocksort workgroups ${width}x as wide (u32 and u64 keys)`, async (ctx, buffers) => {
+      await withTune(`segsort.blocksortWidth=${width}`, async () => {
+        for (const segments of ["random", "one-huge"] as const) {
+          const n = 5 * segmentedSortTile(ctx, 1) + 17;
+          await check(ctx, buffers, makeKeys(n, "few-distinct", 61 + width), makeHeads(n, segments, 62));
+          await check(ctx, buffers, makeKeys(n, "all-bits", 63), makeHeads(n, segments, 64), undefined, makeKeys(n, "few-distinct", 65));
+        }
+        const { heads, longest } = shortSegments(3 * segmentedSortTile(ctx, 2) + 9, segmentedSortTile(ctx, 2) / 2, true);
+        const m = heads.length;
+        await check(ctx, buffers, makeKeys(m, "all-bits", 66), heads, longest, makeKeys(m, "few-distinct", 67));
+      });
     });
   }
 

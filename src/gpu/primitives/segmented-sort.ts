@@ -44,6 +44,22 @@ export function shortSegmentBound(ctx: GpuBatch["ctx"]): number {
   return Math.min(segmentedSortTile(ctx, 1), segmentedSortTile(ctx, 2)) / 2;
 }
 
+/**
+ * The blocksort's workgroup: WORKGROUP_SIZE * f invocations of items / f pairs each (the same
+ * tile), for the largest power of two f up to BLOCKSORT_WIDTH ("segsort.blocksortWidth") that
+ * divides the items and that the device allows. Shorter serial merges per invocation: H200, nci's
+ * gpu-spd rounds h=9/27/81/243, blocksorts 2.49/2.27/1.45/1.10 ms with 256 invocations of 10 pairs,
+ * 1.89/1.69/1.05/0.86 with 512 of 5; mr's 0.39/0.35/0.22 -> 0.31/0.27/0.17.
+ */
+const BLOCKSORT_WIDTH = 2;
+
+function blocksortShape(ctx: GpuBatch["ctx"], items: number): { constants: { ITEMS: number; WG: number } } {
+  const limit = Math.min(ctx.device.limits.maxComputeInvocationsPerWorkgroup, ctx.device.limits.maxComputeWorkgroupSizeX);
+  let f = tuned("segsort.blocksortWidth", BLOCKSORT_WIDTH);
+  while (f > 1 && (items % f !== 0 || WORKGROUP_SIZE * f > limit)) f >>= 1;
+  return { constants: { ITEMS: items / f, WG: WORKGROUP_SIZE * f } };
+}
+
 export interface SegmentedSortOptions {
   /** An upper bound of the segments' length, when known (see encodeSegmentedSort). */
   longest?: number;
@@ -70,7 +86,7 @@ export function encodeSegmentedSort(batch: GpuBatch, keys: GPUBuffer, values: GP
   const tile = WORKGROUP_SIZE * items.block;
   const constants = { ITEMS: items.block };
   const spec = { file: "segmented_sort.wgsl", constants, libs: ["merge_path", "tile_load", `segsort_key${32 * keyWords}`] };
-  const blocksort = pipeline(ctx, { ...spec, entry: "blocksort" });
+  const blocksort = pipeline(ctx, { ...spec, ...blocksortShape(ctx, items.block), entry: "blocksort" });
   const segmentStarts = pipeline(ctx, { ...spec, entry: "segment_starts" });
   // merge passes write output tiles of their own (a divisor of the blocksort's); the copies back
   // go by the blocksort's tiles, whose fewer workgroups each find the crossing segment once

@@ -4,7 +4,8 @@ import { encodeExclusiveScan } from "./scan.js";
 
 /** Pairs per invocation (a tile is WORKGROUP_SIZE * items pairs): 8 within llvmpipe's 32 KiB of
  * shared memory; 15 where 47 KiB fit (hardware; on an H200 12 was about 25% faster than 8, and 15
- * 7% faster than 12 at 2^26 pairs: 4.87 -> 5.21 G pairs/s). */
+ * 7% faster than 12 at 2^26 pairs: 4.87 -> 5.21 G pairs/s), rounded down to a multiple of the
+ * merge passes' items (tileItems). */
 export const SEGSORT_ITEMS = 8;
 export const SEGSORT_TILE = WORKGROUP_SIZE * SEGSORT_ITEMS;
 const SEGSORT_ITEMS_LARGE = 15;

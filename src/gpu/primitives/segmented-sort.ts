@@ -98,10 +98,10 @@ export function encodeSegmentedSort(batch: GpuBatch, keys: GPUBuffer, values: GP
   // label[i] = number of heads in [0, i]: non-decreasing, changing exactly at segment starts
   const labels = batch.scratch(n * 4);
   encodeExclusiveScan(batch, heads, labels, n, { countNonzero: true, inclusive: true });
-  // bindings 1-7: labels, keys, values, scratch keys and values, and the high words (u64 keys)
-  // (binding 8, the segments' starts, is added for the merge passes)
-  const bind = (scratchKeys?: GPUBuffer, scratchValues?: GPUBuffer, scratchHigh?: GPUBuffer): (GPUBuffer | undefined)[] =>
-    [labels, keys, values, scratchKeys, scratchValues, keysHigh, scratchHigh];
+  // bindings 1-8: labels, keys, values, scratch keys and values, the high words (u64 keys), and
+  // the segments' starts (merge passes)
+  const bind = (scratchKeys?: GPUBuffer, scratchValues?: GPUBuffer, scratchHigh?: GPUBuffer, starts?: GPUBuffer): (GPUBuffer | undefined)[] =>
+    [labels, keys, values, scratchKeys, scratchValues, keysHigh, scratchHigh, starts];
   batch.dispatch(blocksort, [n, 0, tiles, 0], bind(), tiles);
   if (tiles === 1) return;
   if (longest !== undefined && longest <= tile / 2) {
@@ -112,8 +112,7 @@ export function encodeSegmentedSort(batch: GpuBatch, keys: GPUBuffer, values: GP
   // starts[label] = where the segment of that label begins (labels <= n, and one past the last)
   const starts = batch.scratch((n + 2) * 4);
   batch.dispatch(segmentStarts, [n, 0, 0, 0], [labels, undefined, undefined, undefined, undefined, undefined, undefined, starts], Math.ceil(n / WORKGROUP_SIZE));
-  const bindings = bind(batch.scratch(n * 4), batch.scratch(n * 4), keysHigh ? batch.scratch(n * 4) : undefined);
-  bindings[7] = starts;
+  const bindings = bind(batch.scratch(n * 4), batch.scratch(n * 4), keysHigh ? batch.scratch(n * 4) : undefined, starts);
   const merge = (width: number, origin: number) => {
     batch.dispatch(mergePass, [n, width, mergeTiles, origin], bindings, mergeTiles);
     batch.dispatch(copyBack, [n, width, tiles, origin], bindings, tiles);

@@ -386,11 +386,13 @@ async function downloadPacked(gpu: GpuContext, source: GPUBuffer, ctx: BuildCont
   /** Chunks whose staging buffer is free again, encoded 1, 2, 4, ... `group` at a time: the host
    * waits for the first chunk's production (a merge, where the sorter produces) and no more. */
   let queued: number[] = [];
+  const flush = () => {
+    if (queued.length > 0) encodeChunks(queued);
+    queued = [];
+  };
   const queue = (k: number) => {
     queued.push(k);
-    if (queued.length < Math.min(group, 2 ** Math.floor(Math.log2(encoded + 1))) && k < chunks - 1) return;
-    encodeChunks(queued);
-    queued = [];
+    if (queued.length >= Math.min(group, 2 ** Math.floor(Math.log2(encoded + 1))) || k === chunks - 1) flush();
   };
 
   // The helpers run until all items are claimed; they start while the GPU works.
@@ -415,7 +417,7 @@ async function downloadPacked(gpu: GpuContext, source: GPUBuffer, ctx: BuildCont
   let failed = true;
   try {
     for (let k = 0; k < inFlight; k++) queue(k);
-    if (queued.length > 0) encodeChunks(queued.splice(0));
+    flush();
     for (let k = 0; k < chunks; k++) {
       const slot = k % slots;
       const waitStart = performance.now();

@@ -87,6 +87,15 @@ for (const sorter of SORTERS) {
         });
       });
 
+      gpuIt("long batches submitted in parts from the first dispatch on (batch.startAfter=1), and whole (0)", async (gpu) => {
+        for (const tune of ["batch.startAfter=1", "batch.startAfter=1,doubling.liveMax=0", "batch.startAfter=0"]) {
+          await withTune(tune, async () => {
+            for (const [name, text] of hardFamilies(3000, 5)) await expectLikeSais(gpu, sorter, text, `${name} (${tune})`);
+            await expectLikeSais(gpu, sorter, randomText(20000, 4, 7), `random sigma 4 (${tune})`);
+          });
+        }
+      });
+
       if (sorter.name === "gpu-spd") {
         /** Runs of random lengths (1 .. maxRun) of random symbols from `symbols`, the last one reaching the end. */
         const runText = (n: number, symbols: number[], maxRun: number, seed: number) => {

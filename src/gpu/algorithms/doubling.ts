@@ -22,10 +22,11 @@
 // peaks at 57-102 bytes per input byte (text, ISA, two active lists of suffixes and slots, keys,
 // flags, group ends, the sorts' scratch, pool size classes; the most when gpu-ls radix-sorts large
 // groups; bench/results/gpu-sorters.md).
+import { traceMark } from "../trace.js";
 import { suffixArrayOf, textOf, type BuildContext } from "../../engine/registry.js";
 import { failure, limitError } from "../../errors.js";
 import type { GpuContext } from "../device.js";
-import { encodeReadU32, GpuBatch, pipeline, tuned, WORKGROUP_SIZE } from "../kernels.js";
+import { earlyStart, encodeReadU32, GpuBatch, pipeline, tuned, WORKGROUP_SIZE } from "../kernels.js";
 import { encodeCompact } from "../primitives/compact.js";
 import { encodeExclusiveScan } from "../primitives/scan.js";
 import { shortSegmentBound } from "../primitives/segmented-sort.js";
@@ -221,7 +222,9 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
     if (job.census) first.copy(job.census, 0, count, 12, 4);
     const firstCounts = encodeReadU32(first, count, job.census ? 4 : 3);
     first.submit();
+    traceMark("encode sort");
     const counts = await firstCounts();
+    traceMark("sort");
     let [m, large, longest] = counts;
     let census: number | undefined = job.census ? counts[3] : undefined;
     let h = job.h0;
@@ -241,6 +244,7 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
     while (true) {
       while (ahead.length > 0 && (ahead[0].got !== undefined || ahead.length >= liveAhead || h >= n)) {
         [m, , longest] = ahead[0].got ?? (await ahead[0].counts);
+        traceMark(`live wait`);
         ahead.shift();
       }
       if (m === 0) break;
@@ -249,12 +253,13 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
       [buffers.suffixes, spare.suffixes] = [spare.suffixes, buffers.suffixes];
       [buffers.positions, spare.positions] = [spare.positions, buffers.positions];
       const encodeStart = performance.now();
-      state = { batch: new GpuBatch(gpu, `${job.name} h=${h}`, profile !== undefined && !live), buffers, n, m, h, rankBits, large: live ? 0 : large, longest, counters: count, live, census };
+      state = { batch: new GpuBatch(gpu, `${job.name} h=${h}`, profile !== undefined && !live, live ? 0 : earlyStart()), buffers, n, m, h, rankBits, large: live ? 0 : large, longest, counters: count, live, census };
       census = undefined;
       const growth = await job.refine(state);
       encodeSplitGroups(state, spare, count);
       const roundCounts = encodeReadU32(state.batch, count, 3);
       state.batch.submit();
+      traceMark(live ? `encode live h=${h}` : `encode h=${h}`);
       const encodeMs = performance.now() - encodeStart;
       if (live) {
         const entry: (typeof ahead)[number] = { counts: roundCounts() };
@@ -267,6 +272,7 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
       } else {
         const active = m;
         [m, large, longest] = await roundCounts();
+        traceMark(`round h=${h}`);
         await job.afterRound?.();
         if (profile) {
           const gpuNs = await state.batch.gpuNanoseconds();
@@ -325,7 +331,7 @@ export async function buildByDoubling(ctx: BuildContext, algorithm: DoublingAlgo
       groupEnd: take("group end"),
     };
     const rankBits = 32 - Math.clz32(n);
-    const first = new GpuBatch(gpu, `${algorithm.name} h0`, process.env.SUFSORT_GPU_PROFILE !== undefined);
+    const first = new GpuBatch(gpu, `${algorithm.name} h0`, process.env.SUFSORT_GPU_PROFILE !== undefined, earlyStart());
     const h0 = await algorithm.initialSort({ batch: first, buffers, n, m: n, h: 0, rankBits, large: 0 });
     const job = { name: algorithm.name, textLength: n, slots: n, h0, refine: algorithm.refine, live: algorithm.live, onProgress: ctx.onProgress };
     await refineGroups(gpu, first, buffers, job);

@@ -17,9 +17,10 @@
 // difference-cover.ts (v = 3: every per-suffix array holds the 2n/3 sample or the n/3 mod-0
 // suffixes, the SA is written through windows) up to maxSpdLength(gpu) (792,723,451 there).
 // "spd.compact=1" forces the compact layout, "spd.compact=0" the other where it fits.
+import { traceMark, traceReport } from "../trace.js";
 import { registerSorter, textOf, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import type { GpuContext } from "../device.js";
-import { GpuBatch, tuned } from "../kernels.js";
+import { earlyStart, GpuBatch, tuned } from "../kernels.js";
 import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
 import { dispatchLine, refineGroups, type DoublingBuffers } from "./doubling.js";
@@ -67,12 +68,15 @@ export const gpuSpdSorter: SuffixSorter = {
       held.push(buffer);
       return buffer;
     };
+    traceMark("start");
     const bytes = await uploadText(gpu, textOf(ctx));
+    traceMark("upload");
     const t = pool.acquire((n + 3) * 4, undefined, "symbols");
     held.push(t);
     try {
       const plan = await planPackedKeys(gpu, bytes, n, wholeTriples);
       held.push(plan.code);
+      traceMark("alphabet");
       const buffers: DoublingBuffers = {
         text: t,
         isa: take(n + 3, "isa"),
@@ -86,7 +90,7 @@ export const gpuSpdSorter: SuffixSorter = {
       };
       // The sample sorted by its first h0 characters: suffixes in slot order, flags where keys change.
       const profiling = process.env.SUFSORT_GPU_PROFILE !== undefined;
-      const first = new GpuBatch(gpu, "gpu-spd sample", profiling);
+      const first = new GpuBatch(gpu, "gpu-spd sample", profiling, earlyStart());
       skewStep(first, "to_symbols", n + 3, level, 0, { bytes, t });
       encodePackedKeys(first, plan, "sample", level.n02, n, { ...buffers, text: bytes });
       encodeRadixSortPairs64(first, buffers.keyLow, buffers.keyHigh, buffers.suffixes, level.n02, { endBit: plan.keyBits });
@@ -110,10 +114,11 @@ export const gpuSpdSorter: SuffixSorter = {
         onProgress: ctx.onProgress,
       });
 
+      traceMark("rounds end");
       const rank = take(n + 3, "rank");
       const sa12 = take(level.n02, "sa12");
       const sa0 = take(level.n0, "sa0");
-      const batch = new GpuBatch(gpu, "gpu-spd mod 0 and merge", profiling);
+      const batch = new GpuBatch(gpu, "gpu-spd mod 0 and merge", profiling, earlyStart());
       batch.clear(rank, 0, (n + 3) * 4);
       skewStep(batch, "sample_from_isa", level.n02, level, 0, { rank, sa12, aux: buffers.isa });
       const merge = encodeMod0Sort(batch, level, symbolBits, { t, rank, sa12, keyLow: buffers.keyLow, keyHigh: buffers.keyHigh, aux: buffers.aux, sa0 });
@@ -125,6 +130,8 @@ export const gpuSpdSorter: SuffixSorter = {
       }
       // the merge is encoded piece by piece as the SA is read back
       await deliverSuffixArray(ctx, gpu, buffers.aux, bytes, merge);
+      traceMark("mod 0, merge, delivery");
+      traceReport("gpu-spd");
       if (process.env.SUFSORT_GPU_PROFILE) process.stderr.write(`gpu-spd merge + delivery: ${(performance.now() - start).toFixed(1)} ms\n`);
     } finally {
       for (const buffer of held) pool.release(buffer);

@@ -269,9 +269,12 @@ const PACKED_IN_FLIGHT = 6;
  * submit of its own per chunk cost the host 0.11-0.36 ms of encoding per chunk on the H200 hosts
  * (1.1-3.6 ms of a 10 MB text's build, 16-28 ms of the 124 MB concatenation's); within one, a
  * chunk's pack and copy cost ~26 us (micro-benchmark). The whole SA produced in the first submit
- * made the host wait for it: 2-6 ms on dickens, 26 ms on the concatenation.
+ * made the host wait for it: 2-6 ms on dickens, 26 ms on the concatenation. 4 against 2, gpu-spd,
+ * builds alternating in one process (.corpus-style harness, median of 13, H200): osdb 16.41/16.43
+ * ms, dickens 18.59/19.39, nci 68.1/70.6, chr22 32.3/34.1, mr 18.60/18.61, the concatenation
+ * 204/220; 6 (with 8 in flight) was no better.
  */
-const CHUNKS_PER_SUBMIT = 2;
+const CHUNKS_PER_SUBMIT = 4;
 /** Workers that unpack ("io.unpackers" overrides it): on the H200 host 4 fell behind the host's
  * copy (the last chunks were unpacked 1.4 ms after it), 8 and 16 kept up. Helpers that spun on
  * the mailbox before sleeping measured no faster. */

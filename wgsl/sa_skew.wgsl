@@ -1,4 +1,4 @@
-// Steps of the GPU skew (DC3) algorithm (src/gpu/algorithms/skew.ts; gpu-spd uses the last two).
+// Steps of the GPU skew (DC3) algorithm (src/gpu/algorithms/skew.ts; gpu-spd uses the mod-0 steps and the merge).
 //
 // One level works on a text t[0 .. n) of u32 symbols >= 1 followed by three 0s. The sample is the
 // positions p with p mod 3 != 0 below n + (n0 - n1) (Kärkkäinen-Sanders: a dummy mod-1 position n
@@ -169,18 +169,28 @@ fn sample_from_isa(@builtin(local_invocation_index) lid: u32, @builtin(workgroup
   rank[p] = slot + 1u;
 }
 
-// Mod-0 key (t[i], rank[i + 1]) packed, rank in the low `bits`; sa0[k] = i = 3k.
+// SA0 in the order of the suffixes' successors: the sample's slots k whose suffix p = sa12[k] is
+// 1 mod 3 are flagged (key_low) and carry i = p - 1 (key_high), for a compaction. Every mod-0
+// suffix i has its successor i + 1 in the sample (the dummy n when i = n - 1 and n = 1 mod 3).
 @compute @workgroup_size(WG)
-fn mod0_keys(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn mod0_by_successor(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let k = element(lid, wid, nwg);
   if (k >= params.count) {
     return;
   }
-  let i = 3u * k;
-  let key = pack(rank[i + 1u], t[i], params.bits);
-  key_low[k] = key.x;
-  key_high[k] = key.y;
-  sa0[k] = i;
+  let p = sa12[k];
+  key_low[k] = select(0u, 1u, p % 3u == 1u);
+  key_high[k] = p - 1u;
+}
+
+// The first symbol of each mod-0 suffix, in sa0's order: the key of the stable sort that finishes SA0.
+@compute @workgroup_size(WG)
+fn mod0_symbols(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let k = element(lid, wid, nwg);
+  if (k >= params.count) {
+    return;
+  }
+  key_low[k] = t[sa0[k]];
 }
 
 // Whether mod-0 suffix i precedes sample suffix j (never equal: distinct suffixes).

@@ -26,7 +26,7 @@ struct Params {
   end: u32,       // merge: one past the last output this dispatch writes
   out_base: u32,  // merge: the output index that out[0] holds
   ahead: u32,     // class_keys: k_r, the distance from the class to the next sample residue
-  pad1: u32,
+  skip: u32,      // class_by_successor: slots of the empty suffix (before the sample run)
   pad2: u32,
 }
 
@@ -102,6 +102,34 @@ fn class_keys(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) 
   values[k] = i;
   key_low[k] = rank_after | (chars << rb);
   key_high[k] = chars >> (32u - rb);
+}
+
+// A class r with k_r = 1 in the order of its suffixes' successors: slot j of the sample (the empty
+// suffix n below skip, else the sample run in out) holds q; q = r + 1 mod V is flagged (key_low)
+// and carries i = q - 1 (key_high), for a compaction. Every i of class r has i + 1 <= n in the sample.
+@compute @workgroup_size(WG)
+fn class_by_successor(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let j = element(lid, wid, nwg);
+  if (j >= params.count) {
+    return;
+  }
+  var q = params.n;
+  if (j >= params.skip) {
+    q = out[j - params.skip];
+  }
+  key_low[j] = select(0u, 1u, q % V == (params.residue + 1u) % V);
+  key_high[j] = q - 1u;
+}
+
+// The code of each class entry's first character (values[k] = i < n), the key of the stable sort
+// that finishes a class taken in its successors' order.
+@compute @workgroup_size(WG)
+fn class_symbols(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let k = element(lid, wid, nwg);
+  if (k >= params.count) {
+    return;
+  }
+  key_low[k] = code[text_byte(values[k])];
 }
 
 fn in_cover(r: u32) -> bool {

@@ -22,9 +22,10 @@
 import { limitError } from "../../errors.js";
 import { registerSorter, suffixArrayOf, textOf, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import type { GpuContext } from "../device.js";
-import { bindingWindow, GpuBatch, pipeline, tuned, WORKGROUP_SIZE, type Binding } from "../kernels.js";
+import { bindingWindow, earlyStart, GpuBatch, pipeline, tuned, WORKGROUP_SIZE, type Binding } from "../kernels.js";
 import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs, encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
+import { encodeCompact } from "../primitives/compact.js";
 import { bitsFor } from "./bits.js";
 import { dispatchLine, refineGroups, type DoublingBuffers } from "./doubling.js";
 import { deliverSuffixArray, maxPooledLength, packedReadback, requireGpu, uploadText } from "./io.js";
@@ -184,7 +185,7 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
       groupEnd: take(m, "group end"),
     };
     const spent = { ...buffers }; // refineGroups may swap suffixes and positions with its own
-    const first = new GpuBatch(gpu, `${name} sample`, profiling);
+    const first = new GpuBatch(gpu, `${name} sample`, profiling, earlyStart());
     encodePackedKeys(first, plan, "cover", m, n, buffers, { v, starts: [layout.start2, layout.start4] });
     encodeRadixSortPairs64(first, buffers.keyLow, buffers.keyHigh, buffers.suffixes, m, { endBit: plan.keyBits });
     encodeHeadFlags(first, buffers.keyLow, buffers.flags, m, buffers.keyHigh);
@@ -207,7 +208,7 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
 
     // isa[k] is now the slot of R's suffix k: the sample in slot order, and the other classes
     const isa = buffers.isa;
-    const batch = new GpuBatch(gpu, `${name} classes and merges`, profiling);
+    const batch = new GpuBatch(gpu, `${name} classes and merges`, profiling, earlyStart());
     /** Dispatches an entry of wgsl/sa_cover.wgsl (params in Params order, the rest 0). */
     const coverMask = cover.residues.reduce((mask, r) => mask | (1 << r), 0);
     const dc = (into: GpuBatch, entry: string, groups: number, params: number[], bindings: (Binding | undefined)[]) => {
@@ -226,6 +227,16 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
       const run: Run = { buffer: classBuffers[k], n: count };
       classes.push(run);
       if (count === 0) continue;
+      if (ahead === 1) {
+        // the sample lists the class's successors i + 1 in rank order: take them in that order,
+        // then sort stably by the first character (a u32 sort of a few bits instead of one by
+        // character and rank)
+        dc(batch, "class_by_successor", Math.ceil(m / WORKGROUP_SIZE), [m, ...base, residue, 0, 0, 0, 0, 0, 0, 0, 0, 0, skip], [undefined, undefined, undefined, undefined, buffers.keyLow, buffers.keyHigh, undefined, sample.buffer]);
+        encodeCompact(batch, buffers.keyHigh, buffers.keyLow, run.buffer, batch.scratch(4), m);
+        dc(batch, "class_symbols", Math.ceil(count / WORKGROUP_SIZE), [count, ...base], [text, undefined, plan.code, run.buffer, buffers.keyLow]);
+        encodeRadixSortPairs(batch, buffers.keyLow, run.buffer, count, { endBit: plan.charBits });
+        continue;
+      }
       dc(batch, "class_keys", Math.ceil(count / WORKGROUP_SIZE), [count, ...base, residue, rankBits, charBits, 0, 0, 0, 0, 0, 0, ahead], [text, isa, plan.code, run.buffer, buffers.keyLow, buffers.keyHigh]);
       const keyBits = ahead * charBits + rankBits;
       if (keyBits <= 32) encodeRadixSortPairs(batch, buffers.keyLow, run.buffer, count, { endBit: keyBits });

@@ -2,7 +2,7 @@
 // random texts of alphabet sizes 1, 2, 4, 26 and 256, the hard families, lengths around the tile
 // sizes of the primitives, and one 1 MiB input per algorithm. Run on a real GPU with
 // SUFSORT_GPU=hardware.
-import { describe, expect } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SharedHeap } from "../../src/cpu/memory.js";
 import { PiscinaExecutor, SequentialExecutor } from "../../src/cpu/executor.js";
 import type { SuffixSorter } from "../../src/engine/registry.js";
@@ -10,7 +10,8 @@ import type { GpuContext } from "../../src/gpu/device.js";
 import { gpuLsSorter } from "../../src/gpu/algorithms/ls.js";
 import { gpuOsipovSorter } from "../../src/gpu/algorithms/osipov.js";
 import { gpuSkewSorter } from "../../src/gpu/algorithms/skew.js";
-import { gpuSpdSorter } from "../../src/gpu/algorithms/spd.js";
+import { buildByPositions, gpuSpdSorter } from "../../src/gpu/algorithms/spd.js";
+import { runsLookCommon } from "../../src/gpu/algorithms/pairs.js";
 import { buildWithCover, DC3, gpuDc7Sorter } from "../../src/gpu/algorithms/difference-cover.js";
 import { buildLarge } from "../../src/engine/build.js";
 import { SEGSORT_TILE } from "../../src/gpu/primitives/segmented-sort.js";
@@ -22,7 +23,10 @@ import { gpuIt, withTune } from "./support.js";
 /** gpu-spd in the compact layout it takes over gpu-skew's limit (forced at every length). */
 const gpuSpdCompact: SuffixSorter = { ...gpuSpdSorter, name: "gpu-spd (compact layout)", build: (ctx) => buildWithCover(ctx, DC3, "gpu-spd") };
 
-const SORTERS: SuffixSorter[] = [gpuOsipovSorter, gpuLsSorter, gpuSkewSorter, gpuSpdSorter, gpuSpdCompact, gpuDc7Sorter];
+/** gpu-spd in the position-indexed layout, with its run round (which it takes where runs are common). */
+const gpuSpdPositions: SuffixSorter = { ...gpuSpdSorter, name: "gpu-spd (position-indexed layout)", build: buildByPositions };
+
+const SORTERS: SuffixSorter[] = [gpuOsipovSorter, gpuLsSorter, gpuSkewSorter, gpuSpdSorter, gpuSpdCompact, gpuSpdPositions, gpuDc7Sorter];
 
 /** Runs `sorter` the way the engine does: text and SA in one shared heap, the device in ctx.gpu. */
 async function gpuSuffixArray(gpu: GpuContext | undefined, sorter: SuffixSorter, text: Uint8Array): Promise<Uint32Array> {
@@ -96,7 +100,7 @@ for (const sorter of SORTERS) {
         }
       });
 
-      if (sorter.name === "gpu-spd") {
+      if (sorter === gpuSpdPositions) {
         /** Runs of random lengths (1 .. maxRun) of random symbols from `symbols`, the last one reaching the end. */
         const runText = (n: number, symbols: number[], maxRun: number, seed: number) => {
           const next = rng(seed);
@@ -295,5 +299,19 @@ describe("GPU length limits", () => {
       const ctx = { heap: null as never, kernels: null as never, executor: null as never, textPtr: 0, n, saPtr: 0, threads: 1, gpu };
       await expect(sorter.build(ctx)).rejects.toThrow(/accepts at most/);
     }
+  });
+});
+
+describe("gpu-spd's choice of layout", () => {
+  it("finds runs common where runs of 64 cover 1/32 of the text or more, also when every 1024th byte breaks them", () => {
+    const rows = (n: number, broken: number) => Uint8Array.from({ length: n }, (_, i) => (i % 1024 < broken ? (i * 7919) % 251 : 0));
+    // image-like rows of 1024 bytes: 64 varied bytes, then zeros (15 of 16 census sites start runs)
+    expect(runsLookCommon(rows(1 << 20, 64))).toBe(true);
+    // runs over 1/16 of the text, and runs of 16 only
+    expect(runsLookCommon(rows(1 << 20, 960))).toBe(true);
+    expect(runsLookCommon(rows(1 << 20, 1008))).toBe(false);
+    expect(runsLookCommon(randomText(1 << 20, 4, 3))).toBe(false);
+    expect(runsLookCommon(new Uint8Array(1 << 20).fill(65))).toBe(true);
+    expect(runsLookCommon(new Uint8Array(63))).toBe(false);
   });
 });

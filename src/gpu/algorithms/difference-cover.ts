@@ -20,6 +20,7 @@
 // bound as two windows; the SA buffer (4n bytes) is written window by window. Limits: n <= 2^30
 // (the SA must also fit one JavaScript array) and R within one pooled binding.
 import { limitError } from "../../errors.js";
+import { traceMark, traceReport } from "../trace.js";
 import { registerSorter, suffixArrayOf, textOf, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import type { GpuContext } from "../device.js";
 import { bindingWindow, earlyStart, GpuBatch, pipeline, tuned, WORKGROUP_SIZE, type Binding } from "../kernels.js";
@@ -167,12 +168,15 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
     held.push(buffer);
     return buffer;
   };
+  traceMark("start");
   const text = await uploadText(gpu, textOf(ctx));
+  traceMark("upload");
   const profiling = process.env.SUFSORT_GPU_PROFILE !== undefined;
   try {
     // R sorted by its first v h0 characters, then refined by doubling
     const plan = await planPackedKeys(gpu, text, n, (chars) => chars - (chars % v));
     held.push(plan.code);
+    traceMark("alphabet");
     const buffers: DoublingBuffers = {
       text,
       isa: take(m, "isa"),
@@ -199,6 +203,7 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
       onProgress: ctx.onProgress,
       afterRound: trim,
     });
+    traceMark("rounds end");
     // the sample order and the classes (each of at most m entries) take the doubling's spent buffers
     const reusable = [spent.suffixes, spent.positions, spent.flags, spent.aux, spent.groupEnd];
     const reuse = () => reusable.shift()!;
@@ -287,6 +292,8 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
     const sa = runBuffer(n, "SA");
     const start = performance.now();
     await deliverSuffixArray(ctx, gpu, sa, text, (into, from, to) => mergeInto(into, sample, others, sa, from, to));
+    traceMark("classes, merges, delivery");
+    traceReport(name);
     if (profiling) process.stderr.write(`${name} last merge + delivery: ${(performance.now() - start).toFixed(1)} ms\n`);
   } finally {
     for (const buffer of held) pool.release(buffer);

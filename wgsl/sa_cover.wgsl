@@ -16,25 +16,25 @@ struct Params {
   n: u32,         // text length
   start2: u32,    // R index of class 2's first position
   start4: u32,    // R index of class 4's first position
-  residue: u32,   // class_keys: the class r; sample_order: slots to skip (the empty suffix)
-  rank_bits: u32, // class_keys: bits of a rank
-  char_bits: u32, // class_keys: bits per character code (code + 1; 0 past the end)
+  residue: u32,   // class_by_successor: the class r; sample_order: slots to skip (the empty suffix)
+  pad0: u32,
+  char_bits: u32, // class_symbols: bits per character code
   wa: u32,        // merge: entries of A in window a0 (the rest are in a1)
   nb: u32,        // merge: entries of B
   wb: u32,        // merge: entries of B in window b0
   first: u32,     // merge: the first output this dispatch writes
   end: u32,       // merge: one past the last output this dispatch writes
   out_base: u32,  // merge: the output index that out[0] holds
-  ahead: u32,     // class_keys: k_r, the distance from the class to the next sample residue
+  ahead: u32,     // class_by_successor, class_symbols: k_r, the distance from the class to the next sample residue
   skip: u32,      // class_by_successor: slots of the empty suffix (before the sample run)
-  pad2: u32,
+  extra: u32,     // class_by_successor: class entries i with i + k_r > n (the class's last ones)
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> text: array<u32>;
 @group(0) @binding(2) var<storage, read> isa: array<u32>;
 @group(0) @binding(3) var<storage, read> code: array<u32>;
-// class_keys
+// class_symbols, class_by_successor
 @group(0) @binding(4) var<storage, read_write> values: array<u32>;
 @group(0) @binding(5) var<storage, read_write> key_low: array<u32>;
 @group(0) @binding(6) var<storage, read_write> key_high: array<u32>;
@@ -74,62 +74,53 @@ fn sample_order(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id
   }
 }
 
-// Class r's entry k is i = r + Vk: values[k] = i, (key_low[k], key_high[k]) = the (low, high) words of
-// (codes of t[i .. i + k_r), rank(i + k_r)), codes most significant first, the rank in the low
-// rank_bits. A suffix that ends within k_r characters has a code 0 where it ends (unique to it), and
-// rank 0.
-@compute @workgroup_size(WG)
-fn class_keys(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let k = element(lid, wid, nwg);
-  if (k >= params.count) {
-    return;
-  }
-  let i = params.residue + V * k;
-  let ahead = params.ahead;
-  var chars = 0u;
-  for (var j = 0u; j < ahead; j++) {
-    var c = 0u;
-    if (i + j < params.n) {
-      c = code[text_byte(i + j)] + 1u;
-    }
-    chars = (chars << params.char_bits) | c;
-  }
-  var rank_after = 0u;
-  if (i + ahead <= params.n) {
-    rank_after = rank(i + ahead);
-  }
-  let rb = params.rank_bits; // 1 .. 31
-  values[k] = i;
-  key_low[k] = rank_after | (chars << rb);
-  key_high[k] = chars >> (32u - rb);
-}
-
-// A class r with k_r = 1 in the order of its suffixes' successors: slot j of the sample (the empty
-// suffix n below skip, else the sample run in out) holds q; q = r + 1 mod V is flagged (key_low)
-// and carries i = q - 1 (key_high), for a compaction. Every i of class r has i + 1 <= n in the sample.
+// Class r in the order of its suffixes' successors i + k_r: entries j < extra are the class's
+// last ones, whose successor lies past n (rank 0; unique by their characters, which hold the end);
+// then slot j - extra of the sample (the empty suffix n below skip, else the sample run in out)
+// holds q, flagged (key_low) when q = r + k_r mod V and q >= k_r, carrying i = q - k_r (key_high),
+// for a compaction. params.end is the class's size. Every other i of the class has i + k_r <= n,
+// in the sample.
 @compute @workgroup_size(WG)
 fn class_by_successor(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let j = element(lid, wid, nwg);
   if (j >= params.count) {
     return;
   }
-  var q = params.n;
-  if (j >= params.skip) {
-    q = out[j - params.skip];
+  if (j < params.extra) {
+    key_low[j] = 1u;
+    key_high[j] = params.residue + V * (params.end - params.extra + j);
+    return;
   }
-  key_low[j] = select(0u, 1u, q % V == (params.residue + 1u) % V);
-  key_high[j] = q - 1u;
+  let slot = j - params.extra;
+  var q = params.n;
+  if (slot >= params.skip) {
+    q = out[slot - params.skip];
+  }
+  key_low[j] = select(0u, 1u, q % V == (params.residue + params.ahead) % V && q >= params.ahead);
+  key_high[j] = q - params.ahead;
 }
 
-// The code of each class entry's first character (values[k] = i < n), the key of the stable sort
-// that finishes a class taken in its successors' order.
+// The codes of each class entry's first k_r characters (values[k] = i), most significant first, 0
+// past the end: the key of the stable sort that finishes a class taken in its successors' order.
+// A code 0 past the end ties with the smallest character, but the suffix that ends there is the
+// class's first entry (its successor lies past n), so the stable sort keeps it first, and it is
+// the smaller.
 @compute @workgroup_size(WG)
 fn class_symbols(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let k = element(lid, wid, nwg);
   if (k >= params.count) {
     return;
   }
-  key_low[k] = code[text_byte(values[k])];
+  let i = values[k];
+  var chars = 0u;
+  for (var j = 0u; j < params.ahead; j++) {
+    var c = 0u;
+    if (i + j < params.n) {
+      c = code[text_byte(i + j)];
+    }
+    chars = (chars << params.char_bits) | c;
+  }
+  key_low[k] = chars;
 }
 
 fn in_cover(r: u32) -> bool {

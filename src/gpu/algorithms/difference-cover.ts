@@ -12,7 +12,8 @@
 //     with (ISA[k + h], ISA[k + 2h]) pairs, h = h0, 3 h0, ...                         [as gpu-spd]
 //   rank(q) <- slot of q's suffix among the sample; S <- the sample in slot order
 //   for each residue r not in D: C_r <- the positions i = r mod v sorted by
-//     (t[i .. i + k_r), rank(i + k_r)), k_r the distance to the next sample residue   (radix sort)
+//     (t[i .. i + k_r), rank(i + k_r)), k_r the distance to the next sample residue: the
+//     successors i + k_r taken from S in order, then a stable radix sort by t[i .. i + k_r)
 //   SA <- merge(S, the C_r merged pairwise), comparing suffixes i and j by their first l
 //     characters and rank(i + l) against rank(j + l), l = the offset that puts both in D
 //
@@ -27,7 +28,6 @@ import { bindingWindow, earlyStart, GpuBatch, pipeline, tuned, WORKGROUP_SIZE, t
 import { encodeHeadFlags } from "../primitives/helpers.js";
 import { encodeRadixSortPairs, encodeRadixSortPairs64 } from "../primitives/radix-sort.js";
 import { encodeCompact } from "../primitives/compact.js";
-import { bitsFor } from "./bits.js";
 import { dispatchLine, refineGroups, type DoublingBuffers } from "./doubling.js";
 import { deliverSuffixArray, maxPooledLength, packedReadback, requireGpu, uploadText } from "./io.js";
 import { larssonSadakane } from "./ls.js";
@@ -182,8 +182,8 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
       isa: take(m, "isa"),
       suffixes: take(m, "sample"),
       positions: take(m, "slots"),
-      keyLow: take(m, "key low"),
-      keyHigh: take(m, "key high"),
+      keyLow: take(m + 1, "key low"), // + 1: a class's flags and values (class_by_successor)
+      keyHigh: take(m + 1, "key high"),
       flags: take(m, "flags"),
       aux: take(m, "aux"),
       groupEnd: take(m, "group end"),
@@ -224,28 +224,22 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
     const sample: Run = { buffer: sampleBuffer, n: m - skip };
     dc(batch, "sample_order", Math.ceil(m / WORKGROUP_SIZE), [m, ...base, skip], [undefined, isa, undefined, undefined, undefined, undefined, undefined, sample.buffer]);
 
-    const rankBits = bitsFor(m);
-    const charBits = plan.charBits + 1;
+    const charBits = plan.charBits;
     const classes: Run[] = [];
     for (const [k, { residue, ahead }] of cover.others.entries()) {
       const count = layout.count(residue);
       const run: Run = { buffer: classBuffers[k], n: count };
       classes.push(run);
       if (count === 0) continue;
-      if (ahead === 1) {
-        // the sample lists the class's successors i + 1 in rank order: take them in that order,
-        // then sort stably by the first character (a u32 sort of a few bits instead of one by
-        // character and rank)
-        dc(batch, "class_by_successor", Math.ceil(m / WORKGROUP_SIZE), [m, ...base, residue, 0, 0, 0, 0, 0, 0, 0, 0, 0, skip], [undefined, undefined, undefined, undefined, buffers.keyLow, buffers.keyHigh, undefined, sample.buffer]);
-        encodeCompact(batch, buffers.keyHigh, buffers.keyLow, run.buffer, batch.scratch(4), m);
-        dc(batch, "class_symbols", Math.ceil(count / WORKGROUP_SIZE), [count, ...base], [text, undefined, plan.code, run.buffer, buffers.keyLow]);
-        encodeRadixSortPairs(batch, buffers.keyLow, run.buffer, count, { endBit: plan.charBits });
-        continue;
-      }
-      dc(batch, "class_keys", Math.ceil(count / WORKGROUP_SIZE), [count, ...base, residue, rankBits, charBits, 0, 0, 0, 0, 0, 0, ahead], [text, isa, plan.code, run.buffer, buffers.keyLow, buffers.keyHigh]);
-      const keyBits = ahead * charBits + rankBits;
-      if (keyBits <= 32) encodeRadixSortPairs(batch, buffers.keyLow, run.buffer, count, { endBit: keyBits });
-      else encodeRadixSortPairs64(batch, buffers.keyLow, buffers.keyHigh, run.buffer, count, { endBit: keyBits });
+      // The sample lists the class's successors i + k_r in rank order: take the class in that
+      // order (the one whose successor lies past n first), then sort it stably by its k_r
+      // characters, a u32 sort of at most 3 * 8 bits (one by characters and rank took u64 keys).
+      const fit = n - ahead - residue >= 0 ? Math.floor((n - ahead - residue) / v) + 1 : 0;
+      const extra = count - fit; // 0 or 1: k_r < V
+      dc(batch, "class_by_successor", Math.ceil((extra + m) / WORKGROUP_SIZE), [extra + m, ...base, residue, 0, 0, 0, 0, 0, 0, count, 0, ahead, skip, extra], [undefined, undefined, undefined, undefined, buffers.keyLow, buffers.keyHigh, undefined, sample.buffer]);
+      encodeCompact(batch, buffers.keyHigh, buffers.keyLow, run.buffer, batch.scratch(4), extra + m);
+      dc(batch, "class_symbols", Math.ceil(count / WORKGROUP_SIZE), [count, ...base, 0, 0, charBits, 0, 0, 0, 0, 0, 0, ahead], [text, undefined, plan.code, run.buffer, buffers.keyLow]);
+      encodeRadixSortPairs(batch, buffers.keyLow, run.buffer, count, { endBit: ahead * charBits });
     }
 
     const window = bindingWindow(gpu, "cover.window");

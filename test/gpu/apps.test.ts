@@ -54,13 +54,15 @@ async function expectLikeCpu(gpu: GpuContext, algo: string, text: Uint8Array, wh
   expect(got.primary, `${algo} primary index of ${what} (n = ${text.length})`).toBe(want.primary);
 }
 
-/** Every GPU sorter, and gpu-spd's compact layout (which it takes from 64 MiB) forced. */
+/** Every GPU sorter, and gpu-spd's two layouts forced (it takes the position-indexed one only
+ * below 64 MiB where long runs are common). */
 const DEVICE_SA_VARIANTS: [string, string][] = [
   ["gpu-ls", ""],
   ["gpu-osipov", ""],
   ["gpu-skew", ""],
   ["gpu-spd", ""],
   ["gpu-spd", "spd.compact=1"],
+  ["gpu-spd", "spd.compact=0"],
   ["gpu-dc7", ""],
 ];
 

@@ -429,10 +429,6 @@ function smallReadStaging(ctx: GpuContext): GPUBuffer[] {
 }
 
 /**
- * A launch parameter: `fallback`, unless SUFSORT_GPU_TUNE names it (e.g. "merge.items=12,scan.items=8"),
- * which the benchmark uses to compare settings in one run. Values below `least` are ignored.
- */
-/**
  * Dispatches of a long batch that the host then waits on (a sort's first batch, a doubling round
  * that reads its count back) submitted ahead of the rest: the GPU starts while the host encodes
  * ("batch.startAfter" overrides it; 0 turns it off).
@@ -446,6 +442,10 @@ export function earlyStart(): number {
  * measured the same as 8. */
 const EARLY_START = 8;
 
+/**
+ * A launch parameter: `fallback`, unless SUFSORT_GPU_TUNE names it (e.g. "merge.items=12,scan.items=8"),
+ * which the benchmark uses to compare settings in one run. Values below `least` are ignored.
+ */
 export function tuned(name: string, fallback: number, least = 1): number {
   const spec = process.env.SUFSORT_GPU_TUNE;
   if (!spec) return fallback;

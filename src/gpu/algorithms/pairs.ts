@@ -58,17 +58,14 @@ const CENSUS_SAMPLE = 17;
  * the device (gpu-spd's choice of layout: only the position-indexed one has the run round).
  */
 export function runsLookCommon(text: Uint8Array): boolean {
-  const forced = tuned("spd.runRound", 0, 0);
-  if (forced !== 0) return forced === 1;
-  const n = text.length;
   let runs = 0;
-  for (let i = 0; i + CENSUS_RUN <= n; i += CENSUS_RUN * CENSUS_SAMPLE) {
+  for (let i = 0; i + CENSUS_RUN <= text.length; i += CENSUS_RUN * CENSUS_SAMPLE) {
     const c = text[i];
     let j = 1;
     while (j < CENSUS_RUN && text[i + j] === c) j++;
     if (j === CENSUS_RUN) runs++;
   }
-  return runs * CENSUS_SAMPLE * CENSUS_RUN * 32 >= n && n >= CENSUS_RUN;
+  return runsAreCommon(runs * CENSUS_SAMPLE, text.length);
 }
 
 /**

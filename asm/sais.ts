@@ -12,7 +12,9 @@
 // thread, which then takes chunks of the steps that split (see "sharing the parallel steps").
 //
 // Layout of one level (text t of length n over alphabet [0, k), buffer SA[0 .. n + fs)):
-//   stage 1   SA[0..n) induced-sorting area; buckets (k counts, then k pointers when 2k fit) at
+//   stage 1   byte levels with DENSE_STAGE1_SLOTS free: sortLmsSubstringsBytes, its tables at the
+//             start of the workspace. Otherwise (sortLmsSubstringsByInduction):
+//             SA[0..n) induced-sorting area; buckets (k counts, then k pointers when 2k fit) at
 //             the end of the workspace: SA[n + fs - k ..) and SA[n + fs - 2k ..); the block
 //             caches of naming (every level) and of the final induction (level 0 only) at its
 //             start, SA[n ..), when they fit (3 * NAME_BLOCK, 2 * INDUCE_BLOCK slots; otherwise
@@ -152,66 +154,25 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
   const counts = sa + (<usize>(n + fs - k) << 2);
   const buckets = fs >= 2 * k ? counts - (<usize>k << 2) : counts;
 
-  // Stage 1: place LMS positions at their bucket ends, then induce to sort LMS substrings.
-  let m = 0;
-  const textChunks = mailbox != 0 ? chunksFor(n - 1) : 0;
-  if (sizeof<C>() == 1 && textChunks != 0 && fs - 2 * k >= 2 * BYTE_ALPHABET * textChunks) {
-    m = placeLmsShared(t, sa, n, counts, buckets, mailbox, textChunks);
-  } else {
-    countSymbols<C>(t, n, counts, k);
-    bucketBounds<C>(t, n, counts, buckets, k, true);
-    memory.fill(sa, 0, <usize>n << 2);
-    // Right to left: type of i from T[i], T[i+1] and the type of i+1 (n-1 is L: T[n-1] > $).
-    let c1 = chr<C>(t, n - 1);
-    let nextIsS = 0;
-    for (let i = n - 2; i >= 0; i--) {
-      const c0 = chr<C>(t, i);
-      const isS = <i32>(c0 < c1 + nextIsS);
-      if (nextIsS & ~isS) {
-        const pos = get(buckets, c1) - 1;
-        put(buckets, c1, pos);
-        put(sa, pos, i + 1);
-        m++;
-      }
-      nextIsS = isS;
-      c1 = c0;
-    }
-  }
+  // Stage 1: sort the LMS substrings and name them.
   const freeSlots = fs - (counts == buckets ? k : 2 * k);
   const workspace = sa + (<usize>n << 2);
-  const chunks = mailbox != 0 ? chunksFor(m) : 0;
+  let m = 0;
   let names = 0;
-  if (n <= MAX_NAMED_LENGTH && freeSlots >= 2 * k) {
-    // Names come out of the induction itself; the gather keeps their marks.
-    induceStage1Named<C>(t, sa, n, counts, buckets, k, workspace);
-    let w = 0;
-    for (let i = 0; i < n; i++) {
-      const v = get(sa, i);
-      const mark = groupBreak(v);
-      put(sa, w, ~(v ^ (mark << 30)) | (mark << 31));
-      w += <i32>(v < 0);
-      names += mark;
-    }
-    zero(sa, m, n - m);
-    if (chunks != 0) {
-      writeNamesShared(sa, n, m, mailbox, chunks);
+  if (sizeof<C>() == 1 && freeSlots >= DENSE_STAGE1_SLOTS) {
+    names = sortLmsSubstringsBytes(t, sa, n, workspace);
+    m = denseLmsCount;
+    const nameChunks = mailbox != 0 ? chunksFor(m) : 0;
+    if (nameChunks != 0) {
+      writeNamesShared(sa, n, m, mailbox, nameChunks);
     } else {
       writeNames(sa, m, 0, m, 0);
     }
   } else {
-    induceStage1<C>(t, sa, n, counts, buckets, k);
-    // Gather the LMS positions, now sorted by LMS substring, into SA[0..m).
-    let w = 0;
-    for (let i = 0; i < n; i++) {
-      const p = get(sa, i);
-      put(sa, w, ~p);
-      w += <i32>(p < 0);
-    }
-    const nameCache = freeSlots >= 3 * NAME_BLOCK ? workspace : 0;
-    names = chunks != 0
-      ? nameLmsSubstringsShared<C>(t, sa, n, m, nameCache, mailbox, chunks)
-      : nameLmsSubstrings<C>(t, sa, n, m, nameCache);
+    m = sortLmsSubstringsByInduction<C>(t, sa, n, fs, k, counts, buckets, freeSlots, workspace, mailbox);
+    names = lmsNames;
   }
+  const chunks = mailbox != 0 ? chunksFor(m) : 0;
 
   // Stage 2: sort the LMS suffixes through the reduced string s1 (names in text order).
   const reduced = sa + (<usize>(n + fs - m) << 2);
@@ -297,6 +258,75 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
   return 0;
 }
 
+/** Names of the last sortLmsSubstringsByInduction call. */
+let lmsNames: i32 = 0;
+
+/** Stage 1 over the whole SA (reduced strings, and byte texts without the dense stage's
+ * workspace): LMS positions placed at their bucket ends, induced sorting, then names written.
+ * Returns m; the number of names in lmsNames. */
+function sortLmsSubstringsByInduction<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, counts: usize, buckets: usize, freeSlots: i32, workspace: usize, mailbox: usize): i32 {
+  // Place LMS positions at their bucket ends, then induce to sort LMS substrings.
+  let m = 0;
+  const textChunks = mailbox != 0 ? chunksFor(n - 1) : 0;
+  if (sizeof<C>() == 1 && textChunks != 0 && fs - 2 * k >= 2 * BYTE_ALPHABET * textChunks) {
+    m = placeLmsShared(t, sa, n, counts, buckets, mailbox, textChunks);
+  } else {
+    countSymbols<C>(t, n, counts, k);
+    bucketBounds<C>(t, n, counts, buckets, k, true);
+    memory.fill(sa, 0, <usize>n << 2);
+    // Right to left: type of i from T[i], T[i+1] and the type of i+1 (n-1 is L: T[n-1] > $).
+    let c1 = chr<C>(t, n - 1);
+    let nextIsS = 0;
+    for (let i = n - 2; i >= 0; i--) {
+      const c0 = chr<C>(t, i);
+      const isS = <i32>(c0 < c1 + nextIsS);
+      if (nextIsS & ~isS) {
+        const pos = get(buckets, c1) - 1;
+        put(buckets, c1, pos);
+        put(sa, pos, i + 1);
+        m++;
+      }
+      nextIsS = isS;
+      c1 = c0;
+    }
+  }
+  const chunks = mailbox != 0 ? chunksFor(m) : 0;
+  let names = 0;
+  if (n <= MAX_NAMED_LENGTH && freeSlots >= 2 * k) {
+    // Names come out of the induction itself; the gather keeps their marks.
+    induceStage1Named<C>(t, sa, n, counts, buckets, k, workspace);
+    let w = 0;
+    for (let i = 0; i < n; i++) {
+      const v = get(sa, i);
+      const mark = groupBreak(v);
+      put(sa, w, ~(v ^ (mark << 30)) | (mark << 31));
+      w += <i32>(v < 0);
+      names += mark;
+    }
+    zero(sa, m, n - m);
+    if (chunks != 0) {
+      writeNamesShared(sa, n, m, mailbox, chunks);
+    } else {
+      writeNames(sa, m, 0, m, 0);
+    }
+  } else {
+    induceStage1<C>(t, sa, n, counts, buckets, k);
+    // Gather the LMS positions, now sorted by LMS substring, into SA[0..m).
+    let w = 0;
+    for (let i = 0; i < n; i++) {
+      const p = get(sa, i);
+      put(sa, w, ~p);
+      w += <i32>(p < 0);
+    }
+    const nameCache = freeSlots >= 3 * NAME_BLOCK ? workspace : 0;
+    names = chunks != 0
+      ? nameLmsSubstringsShared<C>(t, sa, n, m, nameCache, mailbox, chunks)
+      : nameLmsSubstrings<C>(t, sa, n, m, nameCache);
+  }
+  lmsNames = names;
+  return m;
+}
+
 // The step of both L scans: L-type suffix j goes to the head of its bucket T[j], as j when j - 1
 // is L type too (this scan induces it next), as ~j when j - 1 is S type (T[j-1] < T[j]: left for
 // the S scan); j = 0 has no predecessor and is stored as 0.
@@ -305,6 +335,215 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
   const pos = get(buckets, c);
   put(buckets, c, pos + 1);
   put(sa, pos, select<i32>(~j, j, (j > 0) & (chr<C>(t, j - 1) < c)));
+}
+
+// ---- stage 1 of the byte level in dense regions ------------------------------------------------
+// After libsais' partial sorting: a position p >= 1 falls in one of four classes by its type and
+// its predecessor's, and stage 1 keeps each class in regions of its own, so that every entry a
+// scan reads induces, and the scans read no empty slot and take no branch. The L scan reads
+// the LL suffixes (L type, L before) and the LMS seeds; it induces each p - 1 (L type) into
+// the left region when p - 2 is L type too (it reads it later), else into the right region. The
+// S scan reads the right region (SL: L type, S before; SS: S type, S before) from the top and
+// induces each p - 1 (S type) into the right region, or, when p - 1 is LMS, into the output
+// SA[0..m). Positions left of the leftmost LMS position q0 take no part: they are induced only
+// from q0's seed, which is left out, and no LMS substring contains them.
+//
+// Layout over SA[0 .. n - q0): per symbol c ascending, the left region [LL_c | seeds_c] from 0,
+// one free slot, then the right region [SL_c | SS_c]: SL from the bottom in the L scan, SS from
+// the top in the S scan. The output SA[0..m) overlaps only the left region and the free slot
+// (m <= #LL + #seeds + 1), which the S scan no longer reads.
+//
+// Classes of LMS prefixes as in induceStage1Named, in the sign bit: an entry is marked when the
+// class of its inducer differs from that of the entry induced before it into the same region; a
+// scan counts the marks it has read (d). Seeds are marked at the first of each symbol.
+
+/** Workspace slots of sortLmsSubstringsBytes: four class counts per symbol, a head and a last
+ * class per (symbol, region), and a block's text pairs. */
+@inline const DENSE_STAGE1_SLOTS: i32 = 8 * BYTE_ALPHABET + INDUCE_BLOCK / 2;
+
+@inline const MARK: i32 = 0x80000000;
+
+/** m of the last sortLmsSubstringsBytes call. */
+let denseLmsCount: i32 = 0;
+
+/** Class of position i + 1 from the S-ness of i + 1 and of i: 0 SS, 1 LMS, 2 SL, 3 LL. */
+@inline function positionClass(nextIsS: i32, isS: i32): i32 {
+  return 3 - ((nextIsS << 1) | isS);
+}
+
+/**
+ * Stage 1 of a byte text: the LMS positions sorted by LMS substring in SA[0..m), marked with
+ * NEW_NAME where a substring differs from the one before it, and SA[m..n) zero. Sets
+ * denseLmsCount = m; returns the number of names. work: DENSE_STAGE1_SLOTS free slots.
+ */
+function sortLmsSubstringsBytes(t: usize, sa: usize, n: i32, work: usize): i32 {
+  const counts = work; // [4c + class]
+  const heads = work + (<usize>(4 * BYTE_ALPHABET) << 2); // [2c + region]
+  const last = heads + (<usize>(2 * BYTE_ALPHABET) << 2); // [2c + region]: class of the last inducer
+  const cache = last + (<usize>(2 * BYTE_ALPHABET) << 2); // the scans' text pairs, INDUCE_BLOCK u16
+  memory.fill(counts, 0, <usize>(4 * BYTE_ALPHABET) << 2);
+
+  // Right to left: count the classes of positions 1 .. n-1, and gather the LMS positions at the
+  // top of SA (every position is written at SA[g]; g moves down past an LMS one).
+  let g = n - 1;
+  {
+    let c1 = chr<u8>(t, n - 1);
+    let nextIsS = 0; // n - 1 is L type
+    for (let i = n - 2; i >= 0; i--) {
+      const c0 = chr<u8>(t, i);
+      const isS = <i32>(c0 < c1 + nextIsS);
+      const slot = counts + (<usize>((c1 << 2) | positionClass(nextIsS, isS)) << 2);
+      store<i32>(slot, load<i32>(slot) + 1);
+      put(sa, g, i + 1);
+      g -= nextIsS & ~isS;
+      nextIsS = isS;
+      c1 = c0;
+    }
+  }
+  const m = n - 1 - g;
+  denseLmsCount = m;
+  if (m == 0) {
+    memory.fill(sa, 0, <usize>n << 2);
+    return 0;
+  }
+  const q0 = get(sa, g + 1);
+  {
+    // Positions 1 .. q0 - 1 take no part.
+    let c1 = chr<u8>(t, q0);
+    let nextIsS = 1;
+    for (let i = q0 - 1; i >= 0; i--) {
+      const c0 = chr<u8>(t, i);
+      const isS = <i32>(c0 < c1 + nextIsS);
+      if (i + 1 < q0) {
+        const slot = counts + (<usize>((c1 << 2) | positionClass(nextIsS, isS)) << 2);
+        store<i32>(slot, load<i32>(slot) - 1);
+      }
+      nextIsS = isS;
+      c1 = c0;
+    }
+  }
+  const q0Symbol = chr<u8>(t, q0);
+
+  // Left region: LL heads in heads[2c + 1], the seeds' ends in heads[2c] for their placing.
+  let left = 0;
+  for (let c = 0; c < BYTE_ALPHABET; c++) {
+    put(heads, 2 * c + 1, left);
+    left += get(counts, 4 * c + 3);
+    left += get(counts, 4 * c + 1) - <i32>(c == q0Symbol);
+    put(heads, 2 * c, left);
+  }
+  for (let x = n - 1; x > g + 1; x--) {
+    const p = get(sa, x);
+    const slot = heads + (<usize>(chr<u8>(t, p) << 1) << 2);
+    const pos = load<i32>(slot) - 1;
+    store<i32>(slot, pos);
+    put(sa, pos, p);
+  }
+  // Right region: SL heads in heads[2c]; the first seed of each symbol marked.
+  let right = left + 1;
+  for (let c = 0; c < BYTE_ALPHABET; c++) {
+    const seeds = get(counts, 4 * c + 1) - <i32>(c == q0Symbol);
+    if (seeds > 0) {
+      const first = get(heads, 2 * c);
+      put(sa, first, get(sa, first) | MARK);
+    }
+    put(heads, 2 * c, right);
+    right += get(counts, 4 * c + 2) + get(counts, 4 * c);
+  }
+
+  // L scan. The sentinel is class 0 on its own; it induces n - 1.
+  memory.fill(last, 0xff, <usize>(2 * BYTE_ALPHABET) << 2);
+  let d = 0;
+  {
+    const c = chr<u8>(t, n - 1);
+    const region = (c << 1) | <i32>(chr<u8>(t, n - 2) >= c);
+    const pos = get(heads, region);
+    put(heads, region, pos + 1);
+    put(last, region, 0);
+    put(sa, pos, (n - 1) | MARK);
+  }
+  d = denseScan(t, sa, n, heads, last, cache, 0, left, d, false);
+
+  // The SL marks say "differs from the entry below"; the S scan reads downwards and needs "differs
+  // from the entry above", the top one of each symbol marked.
+  right = left + 1;
+  let out = 0;
+  for (let c = 0; c < BYTE_ALPHABET; c++) {
+    const sl = get(counts, 4 * c + 2);
+    let carry = MARK;
+    for (let i = right + sl - 1; i >= right; i--) {
+      const v = get(sa, i);
+      put(sa, i, (v & ~MARK) | carry);
+      carry = v & MARK;
+    }
+    right += sl + get(counts, 4 * c);
+    put(heads, 2 * c, right); // SS from the top of the symbol's right region
+    out += get(counts, 4 * c + 1);
+    put(heads, 2 * c + 1, out); // LMS output from the top of the symbol's output
+  }
+
+  // S scan.
+  memory.fill(last, 0xff, <usize>(2 * BYTE_ALPHABET) << 2);
+  denseScan(t, sa, n, heads, last, cache, left + 1, right, d, true);
+
+  // The output's marks say "differs from the entry above" (written downwards), and the top entry
+  // of each symbol is marked: shifted up by one, they are NEW_NAME.
+  let names = 0;
+  let carry = NEW_NAME;
+  for (let i = 0; i < m; i++) {
+    const v = get(sa, i);
+    put(sa, i, (v & ~MARK) | carry);
+    names += <i32>(<u32>carry >> 31);
+    carry = v & MARK;
+  }
+  memory.fill(sa + (<usize>m << 2), 0, <usize>(n - m) << 2);
+  return names;
+}
+
+/**
+ * One scan of sortLmsSubstringsBytes over SA[from..to): upwards (the L scan: p - 1 to the bottom of
+ * region 2c + (p - 2 is L type)) or downwards (the S scan: to the top of region 2c + (p - 1 is
+ * LMS)). Block by block as induceFinalBlocked: first the text pairs (T[p-2], T[p-1]) of a block's
+ * entries (independent loads), then the inductions; an entry written into the block after its pair
+ * was loaded (at or past `dirty`) loads it again, and so does a slot not yet written (its stale
+ * value is clamped to a readable position). Returns the count of marks read.
+ */
+@inline function denseScan(t: usize, sa: usize, n: i32, heads: usize, last: usize, cache: usize, from: i32, to: i32, d: i32, sScan: bool): i32 {
+  for (let block = 0; block < to - from; block += INDUCE_BLOCK) {
+    const start = sScan ? max(to - block - INDUCE_BLOCK, from) : from + block;
+    const end = sScan ? to - block : min(start + INDUCE_BLOCK, to);
+    for (let i = start; i < end; i++) {
+      const p = get(sa, i) & ~MARK;
+      const q = select<i32>(p, 2, <u32>(p - 2) < <u32>(n - 2));
+      store<u16>(cache + (<usize>(i - start) << 1), load<u16>(t + <usize>(q - 2)));
+    }
+    let dirty = sScan ? start - 1 : end;
+    for (let x = 0; x < end - start; x++) {
+      const i = sScan ? end - 1 - x : start + x;
+      const v = get(sa, i);
+      d += <i32>(<u32>v >> 31);
+      const p = v & ~MARK;
+      // Two byte loads on the rare reload keep this a branch: one u16 load of a selected address
+      // would chain every entry's load to the previous entry's write.
+      let pair = 0;
+      if (sScan ? i > dirty : i < dirty) {
+        pair = <i32>load<u16>(cache + (<usize>(i - start) << 1));
+      } else {
+        pair = chr<u8>(t, p - 2) | (chr<u8>(t, p - 1) << 8);
+      }
+      const c = pair >> 8;
+      const region = (c << 1) | <i32>(sScan ? (pair & 0xff) > c : (pair & 0xff) >= c);
+      const head = heads + (<usize>region << 2);
+      const pos = load<i32>(head) - <i32>sScan;
+      store<i32>(head, pos + <i32>!sScan);
+      const at = last + (<usize>region << 2);
+      const previous = load<i32>(at);
+      store<i32>(at, d);
+      put(sa, pos, (p - 1) | (<i32>(previous != d) << 31));
+      dirty = sScan ? max(dirty, pos) : min(dirty, pos);
+    }
+  }
+  return d;
 }
 
 // Stage 1 induction. Invariant of both scans: a positive entry p is a suffix whose predecessor

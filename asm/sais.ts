@@ -12,8 +12,8 @@
 // thread, which then takes chunks of the steps that split (see "sharing the parallel steps").
 //
 // Layout of one level (text t of length n over alphabet [0, k), buffer SA[0 .. n + fs)):
-//   stage 1   byte levels with DENSE_STAGE1_SLOTS free: sortLmsSubstringsBytes, its tables at the
-//             start of the workspace. Otherwise (sortLmsSubstringsByInduction):
+//   stage 1   with denseStage1Slots(k) free: sortLmsSubstringsDense, its tables at the start of
+//             the workspace. Otherwise (sortLmsSubstringsByInduction):
 //             SA[0..n) induced-sorting area; buckets (k counts, then k pointers when 2k fit) at
 //             the end of the workspace: SA[n + fs - k ..) and SA[n + fs - 2k ..); the block
 //             caches of naming (every level) and of the final induction (level 0 only) at its
@@ -159,8 +159,8 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
   const workspace = sa + (<usize>n << 2);
   let m = 0;
   let names = 0;
-  if (sizeof<C>() == 1 && freeSlots >= DENSE_STAGE1_SLOTS) {
-    names = sortLmsSubstringsBytes(t, sa, n, workspace);
+  if (freeSlots >= denseStage1Slots<C>(k)) {
+    names = sortLmsSubstringsDense<C>(t, sa, n, k, workspace);
     m = denseLmsCount;
     const nameChunks = mailbox != 0 ? chunksFor(m) : 0;
     if (nameChunks != 0) {
@@ -357,13 +357,15 @@ function sortLmsSubstringsByInduction<C>(t: usize, sa: usize, n: i32, fs: i32, k
 // class of its inducer differs from that of the entry induced before it into the same region; a
 // scan counts the marks it has read (d). Seeds are marked at the first of each symbol.
 
-/** Workspace slots of sortLmsSubstringsBytes: four class counts per symbol, a head and a last
- * class per (symbol, region), and a block's text pairs. */
-@inline const DENSE_STAGE1_SLOTS: i32 = 8 * BYTE_ALPHABET + INDUCE_BLOCK / 2;
+/** Workspace slots of sortLmsSubstringsDense over alphabet k: four class counts per symbol, a
+ * head and a last class per (symbol, region), and a block's text pairs. */
+@inline function denseStage1Slots<C>(k: i32): i32 {
+  return 8 * k + INDUCE_BLOCK * (sizeof<C>() == 1 ? 1 : 4) / 2;
+}
 
 @inline const MARK: i32 = 0x80000000;
 
-/** m of the last sortLmsSubstringsBytes call. */
+/** m of the last sortLmsSubstringsDense call. */
 let denseLmsCount: i32 = 0;
 
 /** Class of position i + 1 from the S-ness of i + 1 and of i: 0 SS, 1 LMS, 2 SL, 3 LL. */
@@ -372,25 +374,24 @@ let denseLmsCount: i32 = 0;
 }
 
 /**
- * Stage 1 of a byte text: the LMS positions sorted by LMS substring in SA[0..m), marked with
+ * Stage 1 in dense regions: the LMS positions sorted by LMS substring in SA[0..m), marked with
  * NEW_NAME where a substring differs from the one before it, and SA[m..n) zero. Sets
- * denseLmsCount = m; returns the number of names. work: DENSE_STAGE1_SLOTS free slots.
+ * denseLmsCount = m; returns the number of names. work: denseStage1Slots<C>(k) free slots.
  */
-function sortLmsSubstringsBytes(t: usize, sa: usize, n: i32, work: usize): i32 {
+function sortLmsSubstringsDense<C>(t: usize, sa: usize, n: i32, k: i32, work: usize): i32 {
   const counts = work; // [4c + class]
-  const heads = work + (<usize>(4 * BYTE_ALPHABET) << 2); // [2c + region]
-  const last = heads + (<usize>(2 * BYTE_ALPHABET) << 2); // [2c + region]: class of the last inducer
-  const cache = last + (<usize>(2 * BYTE_ALPHABET) << 2); // the scans' text pairs, INDUCE_BLOCK u16
-  memory.fill(counts, 0, <usize>(4 * BYTE_ALPHABET) << 2);
+  const regions = work + (<usize>(4 * k) << 2); // region r = 2c + which: head [2r], last class [2r + 1]
+  const cache = regions + (<usize>(4 * k) << 2); // the scans' text pairs
+  memory.fill(counts, 0, <usize>(4 * k) << 2);
 
   // Right to left: count the classes of positions 1 .. n-1, and gather the LMS positions at the
   // top of SA (every position is written at SA[g]; g moves down past an LMS one).
   let g = n - 1;
   {
-    let c1 = chr<u8>(t, n - 1);
+    let c1 = chr<C>(t, n - 1);
     let nextIsS = 0; // n - 1 is L type
     for (let i = n - 2; i >= 0; i--) {
-      const c0 = chr<u8>(t, i);
+      const c0 = chr<C>(t, i);
       const isS = <i32>(c0 < c1 + nextIsS);
       const slot = counts + (<usize>((c1 << 2) | positionClass(nextIsS, isS)) << 2);
       store<i32>(slot, load<i32>(slot) + 1);
@@ -409,10 +410,10 @@ function sortLmsSubstringsBytes(t: usize, sa: usize, n: i32, work: usize): i32 {
   const q0 = get(sa, g + 1);
   {
     // Positions 1 .. q0 - 1 take no part.
-    let c1 = chr<u8>(t, q0);
+    let c1 = chr<C>(t, q0);
     let nextIsS = 1;
     for (let i = q0 - 1; i >= 0; i--) {
-      const c0 = chr<u8>(t, i);
+      const c0 = chr<C>(t, i);
       const isS = <i32>(c0 < c1 + nextIsS);
       if (i + 1 < q0) {
         const slot = counts + (<usize>((c1 << 2) | positionClass(nextIsS, isS)) << 2);
@@ -422,53 +423,53 @@ function sortLmsSubstringsBytes(t: usize, sa: usize, n: i32, work: usize): i32 {
       c1 = c0;
     }
   }
-  const q0Symbol = chr<u8>(t, q0);
+  const q0Symbol = chr<C>(t, q0);
 
-  // Left region: LL heads in heads[2c + 1], the seeds' ends in heads[2c] for their placing.
+  // Left region: LL heads in region 2c + 1, the seeds' ends in region 2c for their placing.
   let left = 0;
-  for (let c = 0; c < BYTE_ALPHABET; c++) {
-    put(heads, 2 * c + 1, left);
+  for (let c = 0; c < k; c++) {
+    put(regions, 4 * c + 2, left);
     left += get(counts, 4 * c + 3);
     left += get(counts, 4 * c + 1) - <i32>(c == q0Symbol);
-    put(heads, 2 * c, left);
+    put(regions, 4 * c, left);
   }
   for (let x = n - 1; x > g + 1; x--) {
     const p = get(sa, x);
-    const slot = heads + (<usize>(chr<u8>(t, p) << 1) << 2);
+    const slot = regions + (<usize>chr<C>(t, p) << 4);
     const pos = load<i32>(slot) - 1;
     store<i32>(slot, pos);
     put(sa, pos, p);
   }
-  // Right region: SL heads in heads[2c]; the first seed of each symbol marked.
+  // Right region: SL heads in region 2c; the first seed of each symbol marked; no class yet.
   let right = left + 1;
-  for (let c = 0; c < BYTE_ALPHABET; c++) {
+  for (let c = 0; c < k; c++) {
     const seeds = get(counts, 4 * c + 1) - <i32>(c == q0Symbol);
     if (seeds > 0) {
-      const first = get(heads, 2 * c);
+      const first = get(regions, 4 * c);
       put(sa, first, get(sa, first) | MARK);
     }
-    put(heads, 2 * c, right);
+    put(regions, 4 * c, right);
+    put(regions, 4 * c + 1, -1);
+    put(regions, 4 * c + 3, -1);
     right += get(counts, 4 * c + 2) + get(counts, 4 * c);
   }
 
   // L scan. The sentinel is class 0 on its own; it induces n - 1.
-  memory.fill(last, 0xff, <usize>(2 * BYTE_ALPHABET) << 2);
-  let d = 0;
   {
-    const c = chr<u8>(t, n - 1);
-    const region = (c << 1) | <i32>(chr<u8>(t, n - 2) >= c);
-    const pos = get(heads, region);
-    put(heads, region, pos + 1);
-    put(last, region, 0);
+    const c = chr<C>(t, n - 1);
+    const region = regions + (<usize>((c << 1) | <i32>(chr<C>(t, n - 2) >= c)) << 3);
+    const pos = load<i32>(region);
+    store<i32>(region, pos + 1);
+    store<i32>(region, 0, 4);
     put(sa, pos, (n - 1) | MARK);
   }
-  d = denseScan(t, sa, n, heads, last, cache, 0, left, d, false);
+  const d = denseScan<C>(t, sa, n, regions, cache, 0, left, 0, false);
 
   // The SL marks say "differs from the entry below"; the S scan reads downwards and needs "differs
   // from the entry above", the top one of each symbol marked.
   right = left + 1;
   let out = 0;
-  for (let c = 0; c < BYTE_ALPHABET; c++) {
+  for (let c = 0; c < k; c++) {
     const sl = get(counts, 4 * c + 2);
     let carry = MARK;
     for (let i = right + sl - 1; i >= right; i--) {
@@ -477,14 +478,15 @@ function sortLmsSubstringsBytes(t: usize, sa: usize, n: i32, work: usize): i32 {
       carry = v & MARK;
     }
     right += sl + get(counts, 4 * c);
-    put(heads, 2 * c, right); // SS from the top of the symbol's right region
+    put(regions, 4 * c, right); // SS from the top of the symbol's right region
+    put(regions, 4 * c + 1, -1);
     out += get(counts, 4 * c + 1);
-    put(heads, 2 * c + 1, out); // LMS output from the top of the symbol's output
+    put(regions, 4 * c + 2, out); // LMS output from the top of the symbol's output
+    put(regions, 4 * c + 3, -1);
   }
 
   // S scan.
-  memory.fill(last, 0xff, <usize>(2 * BYTE_ALPHABET) << 2);
-  denseScan(t, sa, n, heads, last, cache, left + 1, right, d, true);
+  denseScan<C>(t, sa, n, regions, cache, left + 1, right, d, true);
 
   // The output's marks say "differs from the entry above" (written downwards), and the top entry
   // of each symbol is marked: shifted up by one, they are NEW_NAME.
@@ -501,21 +503,26 @@ function sortLmsSubstringsBytes(t: usize, sa: usize, n: i32, work: usize): i32 {
 }
 
 /**
- * One scan of sortLmsSubstringsBytes over SA[from..to): upwards (the L scan: p - 1 to the bottom of
- * region 2c + (p - 2 is L type)) or downwards (the S scan: to the top of region 2c + (p - 1 is
+ * One scan of sortLmsSubstringsDense over SA[from..to): upwards (the L scan: p - 1 to the bottom
+ * of region 2c + (p - 2 is L type)) or downwards (the S scan: to the top of region 2c + (p - 1 is
  * LMS)). Block by block as induceFinalBlocked: first the text pairs (T[p-2], T[p-1]) of a block's
  * entries (independent loads), then the inductions; an entry written into the block after its pair
  * was loaded (at or past `dirty`) loads it again, and so does a slot not yet written (its stale
  * value is clamped to a readable position). Returns the count of marks read.
  */
-@inline function denseScan(t: usize, sa: usize, n: i32, heads: usize, last: usize, cache: usize, from: i32, to: i32, d: i32, sScan: bool): i32 {
+@inline function denseScan<C>(t: usize, sa: usize, n: i32, regions: usize, cache: usize, from: i32, to: i32, d: i32, sScan: bool): i32 {
+  const pairBytes: usize = sizeof<C>() == 1 ? 2 : 8;
   for (let block = 0; block < to - from; block += INDUCE_BLOCK) {
     const start = sScan ? max(to - block - INDUCE_BLOCK, from) : from + block;
     const end = sScan ? to - block : min(start + INDUCE_BLOCK, to);
     for (let i = start; i < end; i++) {
       const p = get(sa, i) & ~MARK;
       const q = select<i32>(p, 2, <u32>(p - 2) < <u32>(n - 2));
-      store<u16>(cache + (<usize>(i - start) << 1), load<u16>(t + <usize>(q - 2)));
+      if (sizeof<C>() == 1) {
+        store<u16>(cache + (<usize>(i - start) << 1), load<u16>(t + <usize>(q - 2)));
+      } else {
+        store<u64>(cache + (<usize>(i - start) << 3), load<u64>(t + (<usize>(q - 2) << 2)));
+      }
     }
     let dirty = sScan ? start - 1 : end;
     for (let x = 0; x < end - start; x++) {
@@ -523,22 +530,23 @@ function sortLmsSubstringsBytes(t: usize, sa: usize, n: i32, work: usize): i32 {
       const v = get(sa, i);
       d += <i32>(<u32>v >> 31);
       const p = v & ~MARK;
-      // Two byte loads on the rare reload keep this a branch: one u16 load of a selected address
-      // would chain every entry's load to the previous entry's write.
-      let pair = 0;
+      // The rare reload loads the symbols one by one, which keeps this a branch: one load of a
+      // selected address would chain every entry's load to the previous entry's write.
+      let before = 0;
+      let c = 0;
       if (sScan ? i > dirty : i < dirty) {
-        pair = <i32>load<u16>(cache + (<usize>(i - start) << 1));
+        const pair = sizeof<C>() == 1 ? <u64>load<u16>(cache + (<usize>(i - start) << 1)) : load<u64>(cache + (<usize>(i - start) << 3));
+        before = pairFirst<C>(pair);
+        c = pairLast<C>(pair);
       } else {
-        pair = chr<u8>(t, p - 2) | (chr<u8>(t, p - 1) << 8);
+        before = chr<C>(t, p - 2);
+        c = chr<C>(t, p - 1);
       }
-      const c = pair >> 8;
-      const region = (c << 1) | <i32>(sScan ? (pair & 0xff) > c : (pair & 0xff) >= c);
-      const head = heads + (<usize>region << 2);
-      const pos = load<i32>(head) - <i32>sScan;
-      store<i32>(head, pos + <i32>!sScan);
-      const at = last + (<usize>region << 2);
-      const previous = load<i32>(at);
-      store<i32>(at, d);
+      const region = regions + (<usize>((c << 1) | <i32>(sScan ? before > c : before >= c)) << 3);
+      const pos = load<i32>(region) - <i32>sScan;
+      store<i32>(region, pos + <i32>!sScan);
+      const previous = load<i32>(region, 4);
+      store<i32>(region, d, 4);
       put(sa, pos, (p - 1) | (<i32>(previous != d) << 31));
       dirty = sScan ? max(dirty, pos) : min(dirty, pos);
     }

@@ -160,7 +160,9 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
   let m = 0;
   let names = 0;
   if (freeSlots >= denseStage1Slots<C>(k)) {
-    names = sortLmsSubstringsDense<C>(t, sa, n, k, workspace);
+    const textChunks = mailbox != 0 && sizeof<C>() == 1 ? chunksFor(n - 1) : 0;
+    const shared = textChunks != 0 && freeSlots >= denseStage1Slots<C>(k) + textChunks * DENSE_CHUNK_SLOTS;
+    names = sortLmsSubstringsDense<C>(t, sa, n, k, workspace, mailbox, shared ? textChunks : 0);
     m = denseLmsCount;
     const nameChunks = mailbox != 0 ? chunksFor(m) : 0;
     if (nameChunks != 0) {
@@ -376,9 +378,10 @@ let denseLmsCount: i32 = 0;
 /**
  * Stage 1 in dense regions: the LMS positions sorted by LMS substring in SA[0..m), marked with
  * NEW_NAME where a substring differs from the one before it, and SA[m..n) zero. Sets
- * denseLmsCount = m; returns the number of names. work: denseStage1Slots<C>(k) free slots.
+ * denseLmsCount = m; returns the number of names. work: denseStage1Slots<C>(k) free slots, and
+ * `chunks` * DENSE_CHUNK_SLOTS after them when the helper shares the counting (byte texts).
  */
-function sortLmsSubstringsDense<C>(t: usize, sa: usize, n: i32, k: i32, work: usize): i32 {
+function sortLmsSubstringsDense<C>(t: usize, sa: usize, n: i32, k: i32, work: usize, mailbox: usize, chunks: i32): i32 {
   const counts = work; // [4c + class]
   const regions = work + (<usize>(4 * k) << 2); // region r = 2c + which: head [2r], last class [2r + 1]
   const cache = regions + (<usize>(4 * k) << 2); // the scans' text pairs
@@ -387,7 +390,9 @@ function sortLmsSubstringsDense<C>(t: usize, sa: usize, n: i32, k: i32, work: us
   // Right to left: count the classes of positions 1 .. n-1, and gather the LMS positions at the
   // top of SA (every position is written at SA[g]; g moves down past an LMS one).
   let g = n - 1;
-  {
+  if (chunks != 0) {
+    g = countAndGatherShared(t, sa, n, counts, mailbox, chunks);
+  } else {
     let c1 = chr<C>(t, n - 1);
     let nextIsS = 0; // n - 1 is L type
     for (let i = n - 2; i >= 0; i--) {
@@ -500,6 +505,60 @@ function sortLmsSubstringsDense<C>(t: usize, sa: usize, n: i32, k: i32, work: us
   }
   memory.fill(sa + (<usize>m << 2), 0, <usize>(n - m) << 2);
   return names;
+}
+
+/** Slots of one chunk's class counts in countAndGatherShared (byte texts). */
+@inline const DENSE_CHUNK_SLOTS: i32 = 4 * BYTE_ALPHABET;
+
+/** Where chunk c of countAndGatherShared counts: after the dense stage's own tables. */
+@inline function denseChunkTable(sa: usize, n: i32, c: i32): usize {
+  return sa + (<usize>(n + denseStage1Slots<u8>(BYTE_ALPHABET) + c * DENSE_CHUNK_SLOTS) << 2);
+}
+
+/**
+ * sortLmsSubstringsDense's first scan with the helper: each chunk of positions [from, to) counts
+ * the classes of positions from + 1 .. to in a table of its own and gathers its LMS positions at
+ * the top of its own stretch SA[from + 1 .. to] (the branch-free write of a non-LMS position
+ * stays inside it: a chunk has fewer LMS positions than positions). Then the tables are summed
+ * into `counts` and the lists moved up, from the last chunk down, to the top of SA in the
+ * sequential scan's order (each moves up: the LMS positions right of a chunk's start are at most
+ * half of them). Returns g: the gathered list is SA[g + 1 .. n).
+ */
+function countAndGatherShared(t: usize, sa: usize, n: i32, counts: usize, mailbox: usize, chunks: i32): i32 {
+  chunkEndStates<u8>(t, n, mailbox, chunks);
+  shareChunks(mailbox, COMMAND_DENSE_COUNT, t, 0, sa, n, 0, n - 1, chunks, 0);
+  for (let c = 0; c < chunks; c++) {
+    const table = denseChunkTable(sa, n, c);
+    for (let x = 0; x < DENSE_CHUNK_SLOTS; x++) put(counts, x, get(counts, x) + get(table, x));
+  }
+  let top = n;
+  for (let c = chunks - 1; c >= 0; c--) {
+    const length = load<i32>(mailbox + MAIL_COUNTS + (<usize>(MAX_CHUNKS + c) << 2));
+    const to = chunkStart(n - 1, chunks, c + 1);
+    moveUp(sa, to + 1 - length, top - length, length);
+    top -= length;
+  }
+  return top - 1;
+}
+
+/** One chunk of countAndGatherShared: positions from + 1 .. to, right to left from the state at
+ * `to`; its LMS count goes to the mailbox. */
+function denseCountChunk(t: usize, sa: usize, from: i32, to: i32, toIsS: i32, table: usize, count: usize): void {
+  memory.fill(table, 0, <usize>DENSE_CHUNK_SLOTS << 2);
+  let g = to;
+  let c1 = chr<u8>(t, to);
+  let nextIsS = toIsS;
+  for (let i = to - 1; i >= from; i--) {
+    const c0 = chr<u8>(t, i);
+    const isS = <i32>(c0 < c1 + nextIsS);
+    const slot = table + (<usize>((c1 << 2) | positionClass(nextIsS, isS)) << 2);
+    store<i32>(slot, load<i32>(slot) + 1);
+    put(sa, g, i + 1);
+    g -= nextIsS & ~isS;
+    nextIsS = isS;
+    c1 = c0;
+  }
+  store<i32>(count, to - g);
 }
 
 /**
@@ -923,6 +982,7 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 @inline const COMMAND_EXIT: i32 = 5;
 @inline const COMMAND_COUNT_LMS: i32 = 6;
 @inline const COMMAND_PLACE_LMS: i32 = 7;
+@inline const COMMAND_DENSE_COUNT: i32 = 8;
 
 /** The sign bit of an SA[0..m) entry marks an LMS substring that differs from its predecessor. */
 @inline const NEW_NAME: i32 = 0x80000000;
@@ -1000,7 +1060,9 @@ function runChunk(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize, n: 
   const from = chunkStart(entries, chunks, c);
   const to = chunkStart(entries, chunks, c + 1);
   const count = mailbox + MAIL_COUNTS + (<usize>c << 2);
-  if (kind == COMMAND_COUNT_LMS || kind == COMMAND_PLACE_LMS) {
+  if (kind == COMMAND_DENSE_COUNT) {
+    denseCountChunk(t, sa, from, to, load<i32>(count), denseChunkTable(sa, n, c), count + (<usize>MAX_CHUNKS << 2));
+  } else if (kind == COMMAND_COUNT_LMS || kind == COMMAND_PLACE_LMS) {
     // Byte texts only; the chunk's tables in the workspace, SA[n ..) (see placeLmsShared).
     const tables = sa + (<usize>n << 2) + (<usize>(c * 2 * BYTE_ALPHABET) << 2);
     lmsChunk(t, sa, from, to, load<i32>(count), tables, kind == COMMAND_PLACE_LMS);

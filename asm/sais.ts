@@ -385,27 +385,12 @@ function sortLmsSubstringsDense<C>(t: usize, sa: usize, n: i32, k: i32, work: us
   const counts = work; // [4c + class]
   const regions = work + (<usize>(4 * k) << 2); // region r = 2c + which: head [2r], last class [2r + 1]
   const cache = regions + (<usize>(4 * k) << 2); // the scans' text pairs
-  memory.fill(counts, 0, <usize>(4 * k) << 2);
 
   // Right to left: count the classes of positions 1 .. n-1, and gather the LMS positions at the
   // top of SA (every position is written at SA[g]; g moves down past an LMS one).
-  let g = n - 1;
-  if (chunks != 0) {
-    g = countAndGatherShared(t, sa, n, counts, mailbox, chunks);
-  } else {
-    let c1 = chr<C>(t, n - 1);
-    let nextIsS = 0; // n - 1 is L type
-    for (let i = n - 2; i >= 0; i--) {
-      const c0 = chr<C>(t, i);
-      const isS = <i32>(c0 < c1 + nextIsS);
-      const slot = counts + (<usize>((c1 << 2) | positionClass(nextIsS, isS)) << 2);
-      store<i32>(slot, load<i32>(slot) + 1);
-      put(sa, g, i + 1);
-      g -= nextIsS & ~isS;
-      nextIsS = isS;
-      c1 = c0;
-    }
-  }
+  const g = chunks != 0
+    ? countAndGatherShared(t, sa, n, counts, mailbox, chunks)
+    : n - 1 - countAndGather<C>(t, sa, 0, n - 1, 0, counts, k); // n - 1 is L type
   const m = n - 1 - g;
   denseLmsCount = m;
   if (m == 0) {
@@ -525,6 +510,7 @@ function sortLmsSubstringsDense<C>(t: usize, sa: usize, n: i32, k: i32, work: us
  * half of them). Returns g: the gathered list is SA[g + 1 .. n).
  */
 function countAndGatherShared(t: usize, sa: usize, n: i32, counts: usize, mailbox: usize, chunks: i32): i32 {
+  memory.fill(counts, 0, <usize>DENSE_CHUNK_SLOTS << 2);
   chunkEndStates<u8>(t, n, mailbox, chunks);
   shareChunks(mailbox, COMMAND_DENSE_COUNT, t, 0, sa, n, 0, n - 1, chunks, 0);
   for (let c = 0; c < chunks; c++) {
@@ -541,15 +527,19 @@ function countAndGatherShared(t: usize, sa: usize, n: i32, counts: usize, mailbo
   return top - 1;
 }
 
-/** One chunk of countAndGatherShared: positions from + 1 .. to, right to left from the state at
- * `to`; its LMS count goes to the mailbox. */
-function denseCountChunk(t: usize, sa: usize, from: i32, to: i32, toIsS: i32, table: usize, count: usize): void {
-  memory.fill(table, 0, <usize>DENSE_CHUNK_SLOTS << 2);
+/**
+ * The first scan of sortLmsSubstringsDense over positions from + 1 .. to, right to left from the
+ * state at `to` (S type or not): counts their classes in table[4c + class] (4k slots, zeroed here)
+ * and gathers their LMS positions, descending, at the top of SA[from + 1 .. to] (every position is
+ * written at SA[g]; g moves down past an LMS one). Returns how many it gathered.
+ */
+function countAndGather<C>(t: usize, sa: usize, from: i32, to: i32, toIsS: i32, table: usize, k: i32): i32 {
+  memory.fill(table, 0, <usize>(4 * k) << 2);
   let g = to;
-  let c1 = chr<u8>(t, to);
+  let c1 = chr<C>(t, to);
   let nextIsS = toIsS;
   for (let i = to - 1; i >= from; i--) {
-    const c0 = chr<u8>(t, i);
+    const c0 = chr<C>(t, i);
     const isS = <i32>(c0 < c1 + nextIsS);
     const slot = table + (<usize>((c1 << 2) | positionClass(nextIsS, isS)) << 2);
     store<i32>(slot, load<i32>(slot) + 1);
@@ -558,7 +548,7 @@ function denseCountChunk(t: usize, sa: usize, from: i32, to: i32, toIsS: i32, ta
     nextIsS = isS;
     c1 = c0;
   }
-  store<i32>(count, to - g);
+  return to - g;
 }
 
 /**
@@ -1061,7 +1051,7 @@ function runChunk(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize, n: 
   const to = chunkStart(entries, chunks, c + 1);
   const count = mailbox + MAIL_COUNTS + (<usize>c << 2);
   if (kind == COMMAND_DENSE_COUNT) {
-    denseCountChunk(t, sa, from, to, load<i32>(count), denseChunkTable(sa, n, c), count + (<usize>MAX_CHUNKS << 2));
+    store<i32>(count + (<usize>MAX_CHUNKS << 2), countAndGather<u8>(t, sa, from, to, load<i32>(count), denseChunkTable(sa, n, c), BYTE_ALPHABET));
   } else if (kind == COMMAND_COUNT_LMS || kind == COMMAND_PLACE_LMS) {
     // Byte texts only; the chunk's tables in the workspace, SA[n ..) (see placeLmsShared).
     const tables = sa + (<usize>n << 2) + (<usize>(c * 2 * BYTE_ALPHABET) << 2);

@@ -235,6 +235,26 @@ describe("GPU sorters' readback", () => {
     });
   });
 
+  gpuIt("the text goes up right in chunks through the kept staging buffers (and buffers of one use)", async (gpu) => {
+    // chunks of 1000 bytes (4097 rounds down to 4096): 7,777 bytes make 8 (or 2) of them, the last
+    // one short and zero-padded; the kept ring is made anew when the chunk size changes; texts of
+    // at most one chunk take the single staging buffer
+    for (const tune of ["io.uploadChunk=1000", "io.uploadChunk=4097", "io.uploadChunk=1000"]) {
+      await withTune(tune, async () => {
+        for (const sorter of [gpuSpdSorter, gpuDc7Sorter, gpuLsSorter]) {
+          await expectLikeSais(gpu, sorter, randomText(7777, 4, 3), `random sigma 4 (${tune})`);
+          await expectLikeSais(gpu, sorter, randomText(999, 255, 4), `random sigma 255, one chunk (${tune})`);
+        }
+      });
+    }
+    // two builds at once: the second finds the ring busy and uploads through buffers of one use
+    await withTune("io.uploadChunk=1000", async () => {
+      const texts = [randomText(9001, 3, 5), randomText(8003, 26, 6)];
+      const results = await Promise.all(texts.map((text) => gpuSuffixArray(gpu, gpuSpdSorter, text)));
+      results.forEach((sa, i) => expect(firstDifference(sa, saisWasm(texts[i]).sa), `text ${i}`).toBe(-1));
+    });
+  });
+
   gpuIt("the SA comes back bit-packed and is unpacked by the workers (every GPU sorter): every width, chunk and ring edge, the heap past the ring untouched", async (gpu) => {
     const { readbackScratchBytes } = await import("../../src/gpu/algorithms/io.js");
     const heap = new SharedHeap(8 << 20); // no growth while the workers run

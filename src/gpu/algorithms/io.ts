@@ -5,7 +5,9 @@
 // Staging buffers are kept per device and reused by later builds: on the H200 the SA readback of
 // 128 MiB of text took 194 ms with a new 512 MiB readback buffer and 95 ms with a kept one, and the
 // host's part of the text upload 30 ms against 9 ms (bench/gpu-io.mjs). A kept upload buffer is
-// re-mapped right after its copy is queued, so the next build finds it ready. The SA comes back in
+// re-mapped right after its copy is queued, so the next build finds it ready. Texts over 32 MiB go
+// up in 32 MiB chunks through two kept buffers in turn, each chunk's copy queued as soon as it is
+// written (uploadChunked). The SA comes back in
 // 32 MiB chunks through 4 kept buffers, the heap copy of one chunk overlapping the GPU copies of
 // the next; a sorter whose last step is a merge (gpu-skew, gpu-spd) has it done in 4 MiB pieces
 // right before each piece's copy, so that the merge overlaps the host's copying too. A build that
@@ -38,13 +40,31 @@ interface ReadStaging {
   busy: boolean;
 }
 
-const kept = new WeakMap<GpuContext, { write?: Staging; read?: ReadStaging }>();
+/** Kept write buffers of a chunked upload, used in turn. */
+interface StagingRing {
+  buffers: GPUBuffer[];
+  /** Per buffer: resolves when it is mapped again. */
+  ready: Promise<void>[];
+  busy: boolean;
+}
 
-function stagingOf(gpu: GpuContext): { write?: Staging; read?: ReadStaging } {
+const kept = new WeakMap<GpuContext, { write?: Staging; ring?: StagingRing; read?: ReadStaging }>();
+
+function stagingOf(gpu: GpuContext): { write?: Staging; ring?: StagingRing; read?: ReadStaging } {
   let entry = kept.get(gpu);
   if (!entry) kept.set(gpu, (entry = {}));
   return entry;
 }
+
+/**
+ * Texts longer than this are uploaded in chunks of this many bytes through UPLOAD_BUFFERS kept
+ * staging buffers in turn, each chunk's GPU copy queued as soon as the host has written it
+ * ("io.uploadChunk" overrides it; 0: one staging buffer of the text's size). On the H200 the host
+ * waited 8-9 ms after writing 128 MiB into one staging buffer (the copy queued after it), against
+ * 0.4 ms after 32 MiB.
+ */
+const UPLOAD_CHUNK = 32 << 20;
+const UPLOAD_BUFFERS = 2;
 
 export function requireGpu(ctx: BuildContext, algorithm: string): GpuContext {
   const gpu = ctx.gpu;
@@ -79,6 +99,11 @@ export function maxPooledLength(gpu: GpuContext, extra = 0): number {
 export async function uploadText(gpu: GpuContext, text: Uint8Array): Promise<GPUBuffer> {
   const size = Math.max(4, Math.ceil(text.length / 4) * 4);
   const target = gpu.pool.acquire(size, STORAGE_USAGE, "text");
+  const chunk = 4 * Math.floor(tuned("io.uploadChunk", UPLOAD_CHUNK, 0) / 4);
+  if (chunk > 0 && size > chunk) {
+    await uploadChunked(gpu, text, target, size, chunk);
+    return target;
+  }
   const entry = stagingOf(gpu);
   let staging = entry.write;
   if (staging && !staging.busy && staging.buffer.size >= size) {
@@ -110,6 +135,51 @@ export async function uploadText(gpu: GpuContext, text: Uint8Array): Promise<GPU
   }
   gpu.check();
   return target;
+}
+
+/** uploadText in chunks of `chunk` bytes (a multiple of 4) through the kept ring, or through
+ * buffers of one use when a build running at the same time holds it or its chunks differ. */
+async function uploadChunked(gpu: GpuContext, text: Uint8Array, target: GPUBuffer, size: number, chunk: number): Promise<void> {
+  const entry = stagingOf(gpu);
+  let ring = entry.ring;
+  const keep = !ring?.busy;
+  if (keep && (!ring || ring.buffers[0].size !== chunk)) {
+    ring?.buffers.forEach((buffer) => buffer.destroy());
+    const buffers = Array.from({ length: UPLOAD_BUFFERS }, () => gpu.device.createBuffer({ size: chunk, usage: MAP_WRITE | COPY_SRC, mappedAtCreation: true, label: "text staging (chunk)" }));
+    ring = entry.ring = { buffers, ready: buffers.map(() => Promise.resolve()), busy: false };
+  }
+  if (keep) ring!.busy = true;
+  try {
+    for (let from = 0, k = 0; from < size; from += chunk, k++) {
+      const bytes = Math.min(chunk, size - from);
+      let buffer: GPUBuffer;
+      if (keep) {
+        buffer = ring!.buffers[k % UPLOAD_BUFFERS];
+        await gpu.race(ring!.ready[k % UPLOAD_BUFFERS]);
+      } else {
+        buffer = gpu.device.createBuffer({ size: bytes, usage: MAP_WRITE | COPY_SRC, mappedAtCreation: true, label: "text staging (one use)" });
+      }
+      const range = new Uint8Array(buffer.getMappedRange(0, bytes));
+      const part = text.subarray(from, Math.min(text.length, from + bytes));
+      range.set(part);
+      range.fill(0, part.length);
+      buffer.unmap();
+      const encoder = gpu.device.createCommandEncoder({ label: "text upload" });
+      encoder.copyBufferToBuffer(buffer, 0, target, from, bytes);
+      if (from + bytes === size && target.size > size) encoder.clearBuffer(target, size, target.size - size);
+      gpu.device.queue.submit([encoder.finish()]);
+      if (keep) {
+        const mapped = buffer.mapAsync(MAP_WRITE);
+        mapped.catch(() => undefined); // a device lost meanwhile surfaces through gpu.race later
+        ring!.ready[k % UPLOAD_BUFFERS] = mapped;
+      } else {
+        buffer.destroy(); // destruction waits for the queued copy
+      }
+    }
+  } finally {
+    if (keep) ring!.busy = false;
+  }
+  gpu.check();
 }
 
 /** Encodes the work that writes entries [first, end) of an SA buffer (a sorter's last step). */

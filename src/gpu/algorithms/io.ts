@@ -12,7 +12,8 @@
 // the next; a sorter whose last step is a merge (gpu-skew, gpu-spd) has it done in 4 MiB pieces
 // right before each piece's copy, so that the merge overlaps the host's copying too. A build that
 // finds them busy (builds running at the same time on one device) uses fresh ones. The kept
-// buffers are host memory (the largest text, and 128 MiB) until the device is released.
+// buffers are host memory (the largest text up to 32 MiB, two of 32 MiB for longer ones, and
+// 128 MiB for the readback) until the device is released.
 // The host's copy out of the mapped buffers runs on one core at ~6 GB/s on the H200 host (mapped
 // ranges cannot be handed to workers: a transfer copies them), and it was a third of a 10 MB text's
 // build. So a build with workers reads its SA back packed at ceil(log2 n) bits per entry (24 for

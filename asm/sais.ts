@@ -339,10 +339,11 @@ function sortLmsSubstringsByInduction<C>(t: usize, sa: usize, n: i32, fs: i32, k
   put(sa, pos, select<i32>(~j, j, (j > 0) & (chr<C>(t, j - 1) < c)));
 }
 
-// ---- stage 1 of the byte level in dense regions ------------------------------------------------
+// ---- stage 1 in dense regions ------------------------------------------------------------------
 // After libsais' partial sorting: a position p >= 1 falls in one of four classes by its type and
 // its predecessor's, and stage 1 keeps each class in regions of its own, so that every entry a
-// scan reads induces, and the scans read no empty slot and take no branch. The L scan reads
+// scan reads induces: the scans read no empty slot and take no branch on the entry (every level
+// whose tables fit; byte levels with the helper share the first scan). The L scan reads
 // the LL suffixes (L type, L before) and the LMS seeds; it induces each p - 1 (L type) into
 // the left region when p - 2 is L type too (it reads it later), else into the right region. The
 // S scan reads the right region (SL: L type, S before; SS: S type, S before) from the top and

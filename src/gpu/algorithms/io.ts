@@ -112,30 +112,48 @@ export async function uploadText(gpu: GpuContext, text: Uint8Array): Promise<GPU
     await gpu.race(staging.ready);
   } else if (!staging || !staging.busy) {
     staging?.buffer.destroy();
-    const buffer = gpu.device.createBuffer({ size, usage: MAP_WRITE | COPY_SRC, mappedAtCreation: true, label: "text staging" });
-    staging = entry.write = { buffer, ready: Promise.resolve(), busy: true };
+    staging = entry.write = { buffer: mappedStaging(gpu, size, "text staging"), ready: Promise.resolve(), busy: true };
   } else {
-    const buffer = gpu.device.createBuffer({ size, usage: MAP_WRITE | COPY_SRC, mappedAtCreation: true, label: "text staging (one use)" });
-    staging = { buffer, ready: Promise.resolve(), busy: true };
+    staging = { buffer: mappedStaging(gpu, size, "text staging (one use)"), ready: Promise.resolve(), busy: true };
   }
-  const range = new Uint8Array(staging.buffer.getMappedRange(0, size));
-  range.set(text);
-  range.fill(0, text.length);
-  staging.buffer.unmap();
-  const encoder = gpu.device.createCommandEncoder({ label: "text upload" });
-  encoder.copyBufferToBuffer(staging.buffer, 0, target, 0, size);
-  if (target.size > size) encoder.clearBuffer(target, size, target.size - size);
-  gpu.device.queue.submit([encoder.finish()]);
+  writeThrough(gpu, staging.buffer, text, target, 0, size);
   if (staging === entry.write) {
-    const mapped = staging.buffer.mapAsync(MAP_WRITE);
-    mapped.catch(() => undefined); // a device lost meanwhile surfaces through gpu.race later
-    staging.ready = mapped;
+    staging.ready = remapForWrite(staging.buffer);
     staging.busy = false;
   } else {
     staging.buffer.destroy(); // destruction waits for the queued copy
   }
   gpu.check();
   return target;
+}
+
+/** A staging buffer the host can write into now. */
+function mappedStaging(gpu: GpuContext, size: number, label: string): GPUBuffer {
+  return gpu.device.createBuffer({ size, usage: MAP_WRITE | COPY_SRC, mappedAtCreation: true, label });
+}
+
+/**
+ * Writes `part` (zero-padded to `bytes`) into the mapped `staging` buffer, unmaps it and queues its
+ * copy to target[offset ..); the piece that ends the text (offset + bytes == target's text size)
+ * also clears the rest of the pooled target, whose size class may be larger.
+ */
+function writeThrough(gpu: GpuContext, staging: GPUBuffer, part: Uint8Array, target: GPUBuffer, offset: number, bytes: number, last = true): void {
+  const range = new Uint8Array(staging.getMappedRange(0, bytes));
+  range.set(part);
+  range.fill(0, part.length);
+  staging.unmap();
+  const encoder = gpu.device.createCommandEncoder({ label: "text upload" });
+  encoder.copyBufferToBuffer(staging, 0, target, offset, bytes);
+  const end = offset + bytes;
+  if (last && target.size > end) encoder.clearBuffer(target, end, target.size - end);
+  gpu.device.queue.submit([encoder.finish()]);
+}
+
+/** Maps a kept staging buffer again after its queued copy, for the next upload. */
+function remapForWrite(buffer: GPUBuffer): Promise<void> {
+  const mapped = buffer.mapAsync(MAP_WRITE);
+  mapped.catch(() => undefined); // a device lost meanwhile surfaces through gpu.race later
+  return mapped;
 }
 
 /** uploadText in chunks of `chunk` bytes (a multiple of 4) through the kept ring, or through
@@ -146,7 +164,7 @@ async function uploadChunked(gpu: GpuContext, text: Uint8Array, target: GPUBuffe
   const keep = !ring?.busy;
   if (keep && (!ring || ring.buffers[0].size !== chunk)) {
     ring?.buffers.forEach((buffer) => buffer.destroy());
-    const buffers = Array.from({ length: UPLOAD_BUFFERS }, () => gpu.device.createBuffer({ size: chunk, usage: MAP_WRITE | COPY_SRC, mappedAtCreation: true, label: "text staging (chunk)" }));
+    const buffers = Array.from({ length: UPLOAD_BUFFERS }, () => mappedStaging(gpu, chunk, "text staging (chunk)"));
     ring = entry.ring = { buffers, ready: buffers.map(() => Promise.resolve()), busy: false };
   }
   if (keep) ring!.busy = true;
@@ -158,21 +176,11 @@ async function uploadChunked(gpu: GpuContext, text: Uint8Array, target: GPUBuffe
         buffer = ring!.buffers[k % UPLOAD_BUFFERS];
         await gpu.race(ring!.ready[k % UPLOAD_BUFFERS]);
       } else {
-        buffer = gpu.device.createBuffer({ size: bytes, usage: MAP_WRITE | COPY_SRC, mappedAtCreation: true, label: "text staging (one use)" });
+        buffer = mappedStaging(gpu, bytes, "text staging (one use)");
       }
-      const range = new Uint8Array(buffer.getMappedRange(0, bytes));
-      const part = text.subarray(from, Math.min(text.length, from + bytes));
-      range.set(part);
-      range.fill(0, part.length);
-      buffer.unmap();
-      const encoder = gpu.device.createCommandEncoder({ label: "text upload" });
-      encoder.copyBufferToBuffer(buffer, 0, target, from, bytes);
-      if (from + bytes === size && target.size > size) encoder.clearBuffer(target, size, target.size - size);
-      gpu.device.queue.submit([encoder.finish()]);
+      writeThrough(gpu, buffer, text.subarray(from, Math.min(text.length, from + bytes)), target, from, bytes, from + bytes === size);
       if (keep) {
-        const mapped = buffer.mapAsync(MAP_WRITE);
-        mapped.catch(() => undefined); // a device lost meanwhile surfaces through gpu.race later
-        ring!.ready[k % UPLOAD_BUFFERS] = mapped;
+        ring!.ready[k % UPLOAD_BUFFERS] = remapForWrite(buffer);
       } else {
         buffer.destroy(); // destruction waits for the queued copy
       }

@@ -158,22 +158,14 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
   const freeSlots = fs - (counts == buckets ? k : 2 * k);
   const workspace = sa + (<usize>n << 2);
   let m = 0;
-  let names = 0;
   if (freeSlots >= denseStage1Slots<C>(k)) {
     const textChunks = mailbox != 0 && sizeof<C>() == 1 ? chunksFor(n - 1) : 0;
     const shared = textChunks != 0 && freeSlots >= denseStage1Slots<C>(k) + textChunks * DENSE_CHUNK_SLOTS;
-    names = sortLmsSubstringsDense<C>(t, sa, n, k, workspace, mailbox, shared ? textChunks : 0);
-    m = denseLmsCount;
-    const nameChunks = mailbox != 0 ? chunksFor(m) : 0;
-    if (nameChunks != 0) {
-      writeNamesShared(sa, n, m, mailbox, nameChunks);
-    } else {
-      writeNames(sa, m, 0, m, 0);
-    }
+    m = sortLmsSubstringsDense<C>(t, sa, n, k, workspace, mailbox, shared ? textChunks : 0);
   } else {
     m = sortLmsSubstringsByInduction<C>(t, sa, n, fs, k, counts, buckets, freeSlots, workspace, mailbox);
-    names = lmsNames;
   }
+  const names = lmsNames;
   const chunks = mailbox != 0 ? chunksFor(m) : 0;
 
   // Stage 2: sort the LMS suffixes through the reduced string s1 (names in text order).
@@ -260,8 +252,19 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
   return 0;
 }
 
-/** Names of the last sortLmsSubstringsByInduction call. */
+/** Names of the last stage 1 (sortLmsSubstringsDense or sortLmsSubstringsByInduction). */
 let lmsNames: i32 = 0;
+
+/** Writes the names of the sorted, NEW_NAME-marked LMS positions SA[0..m) to SA[m + (p >> 1)]
+ * (SA[m..n) zero), with the helper where m is long enough. */
+function writeAllNames(sa: usize, n: i32, m: i32, mailbox: usize): void {
+  const chunks = mailbox != 0 ? chunksFor(m) : 0;
+  if (chunks != 0) {
+    writeNamesShared(sa, n, m, mailbox, chunks);
+  } else {
+    writeNames(sa, m, 0, m, 0);
+  }
+}
 
 /** Stage 1 over the whole SA (reduced strings, and byte texts without the dense stage's
  * workspace): LMS positions placed at their bucket ends, induced sorting, then names written.
@@ -306,11 +309,7 @@ function sortLmsSubstringsByInduction<C>(t: usize, sa: usize, n: i32, fs: i32, k
       names += mark;
     }
     zero(sa, m, n - m);
-    if (chunks != 0) {
-      writeNamesShared(sa, n, m, mailbox, chunks);
-    } else {
-      writeNames(sa, m, 0, m, 0);
-    }
+    writeAllNames(sa, n, m, mailbox);
   } else {
     induceStage1<C>(t, sa, n, counts, buckets, k);
     // Gather the LMS positions, now sorted by LMS substring, into SA[0..m).
@@ -368,19 +367,16 @@ function sortLmsSubstringsByInduction<C>(t: usize, sa: usize, n: i32, fs: i32, k
 
 @inline const MARK: i32 = 0x80000000;
 
-/** m of the last sortLmsSubstringsDense call. */
-let denseLmsCount: i32 = 0;
-
 /** Class of position i + 1 from the S-ness of i + 1 and of i: 0 SS, 1 LMS, 2 SL, 3 LL. */
 @inline function positionClass(nextIsS: i32, isS: i32): i32 {
   return 3 - ((nextIsS << 1) | isS);
 }
 
 /**
- * Stage 1 in dense regions: the LMS positions sorted by LMS substring in SA[0..m), marked with
- * NEW_NAME where a substring differs from the one before it, and SA[m..n) zero. Sets
- * denseLmsCount = m; returns the number of names. work: denseStage1Slots<C>(k) free slots, and
- * `chunks` * DENSE_CHUNK_SLOTS after them when the helper shares the counting (byte texts).
+ * Stage 1 in dense regions: the LMS positions sorted by LMS substring in SA[0..m), their names
+ * written (writeAllNames). Returns m; the number of names in lmsNames. work:
+ * denseStage1Slots<C>(k) free slots, and `chunks` * DENSE_CHUNK_SLOTS after them when the helper
+ * shares the counting (byte texts).
  */
 function sortLmsSubstringsDense<C>(t: usize, sa: usize, n: i32, k: i32, work: usize, mailbox: usize, chunks: i32): i32 {
   const counts = work; // [4c + class]
@@ -393,9 +389,9 @@ function sortLmsSubstringsDense<C>(t: usize, sa: usize, n: i32, k: i32, work: us
     ? countAndGatherShared(t, sa, n, counts, mailbox, chunks)
     : n - 1 - countAndGather<C>(t, sa, 0, n - 1, 0, counts, k); // n - 1 is L type
   const m = n - 1 - g;
-  denseLmsCount = m;
   if (m == 0) {
     memory.fill(sa, 0, <usize>n << 2);
+    lmsNames = 0;
     return 0;
   }
   const q0 = get(sa, g + 1);
@@ -490,7 +486,9 @@ function sortLmsSubstringsDense<C>(t: usize, sa: usize, n: i32, k: i32, work: us
     carry = v & MARK;
   }
   memory.fill(sa + (<usize>m << 2), 0, <usize>(n - m) << 2);
-  return names;
+  writeAllNames(sa, n, m, mailbox);
+  lmsNames = names;
+  return m;
 }
 
 /** Slots of one chunk's class counts in countAndGatherShared (byte texts). */

@@ -163,6 +163,7 @@ describe("sufsort build", () => {
       [["frobnicate"], /unknown command 'frobnicate'/],
       [["verify", join(dir, "t")], /missing input file IN and suffix array file SA/],
       [["bench", "--runs", "1"], /--runs must be an integer >= 3/],
+      [["bench", "--paired"], /--paired needs --peer divsufsort/],
     ];
     for (const [args, pattern] of cases) {
       const r = sufsort(...args);
@@ -199,6 +200,20 @@ describe("sufsort build", () => {
     const r = sufsort("build", join(dir, "t"), "-o", join(dir, "t.sa"));
     expect(r.code).toBe(1);
     expect(readFileSync(join(dir, "t.sa"), "utf8")).toBe("old");
+  });
+});
+
+describe("sufsort bench", () => {
+  it("--paired times the peer before each run of a CPU row and takes that row's ratio against those runs", () => {
+    const r = sufsort("bench", "--gen", "dna:64KiB", "--algos", "sais", "--threads", "1", "--runs", "3", "--peer", "divsufsort", "--paired", "--json");
+    expect(r.code, r.stderr).toBe(0);
+    const rows = r.stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, number | string>);
+    expect(rows.map((row) => row.algo)).toEqual(["divsufsort", "sais"]);
+    const sais = rows[1]!;
+    const paired = sais.pairedPeerSeconds as number;
+    expect(paired).toBeGreaterThan(0);
+    expect(sais.peerMbPerSec).toBeCloseTo(65536 / 1e6 / paired, 6);
+    expect(sais.ratio).toBeCloseTo((sais.mbPerSec as number) / (sais.peerMbPerSec as number), 6);
   });
 });
 

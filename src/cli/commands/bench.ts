@@ -20,6 +20,8 @@ interface Row {
   seconds: number;
   mbPerSec: number;
   peerMbPerSec?: number;
+  /** --paired: the median of the peer's runs paired with this row's. */
+  pairedPeerSeconds?: number;
   ratio?: number;
   /** The first, untimed run on the input (GPU buffers; worker pool start for CPU engine rows). */
   firstSeconds?: number;
@@ -39,7 +41,7 @@ export const benchCommand: Command = {
   name: "bench",
   summary: "time algorithms (and libdivsufsort) on files or generated inputs",
   help: `Usage: sufsort bench [FILES...] [--gen KIND:SIZE]... [--algos a,b] [--engines e,f]
-                    [--threads N] [--gpu MODE] [--runs R] [--peer divsufsort] [--json]
+                    [--threads N] [--gpu MODE] [--runs R] [--peer divsufsort] [--paired] [--json]
 
 Times suffix-array construction (median of R runs, construction only: no I/O) and prints a table:
 input, n, engine, algo, threads, seconds, MB/s (1 MB = 10^6 bytes). With --peer divsufsort, libdivsufsort
@@ -71,6 +73,11 @@ Options:
   --gpu MODE         adapter for GPU algorithms: hardware (default), software or auto
   --runs R           runs per measurement, median reported (default 3, at least 3)
   --peer divsufsort  also time libdivsufsort (one thread)
+  --paired           with --peer: libdivsufsort also runs once right before each timed run of
+                     every CPU row, and that row's ratio is against the median of those runs, so
+                     that a slow spell of the machine slows both sides of the ratio (GPU rows keep
+                     the ratio to the first libdivsufsort row: the peer's CPU-only seconds would
+                     let the GPU's clocks fall before each run)
   --json             one JSON line per row instead of the table
   -h, --help         show this help`,
   options: {
@@ -82,6 +89,7 @@ Options:
     runs: { type: "string" },
     peer: { type: "string" },
     json: { type: "boolean" },
+    paired: { type: "boolean" },
   },
   positionals: { min: 0, max: 1000, names: "" },
   async run(args) {
@@ -93,6 +101,8 @@ Options:
     const algos = algoList === "" ? [] : algoList.split(",").map((a) => resolveSorter(a.trim()));
     const peer = stringOption(args, "peer");
     if (peer !== undefined && peer !== "divsufsort") throw usageError(`unknown peer '${peer}' (available: divsufsort)`);
+    const paired = args.values.paired === true;
+    if (paired && peer === undefined) throw usageError("--paired needs --peer divsufsort");
     const gens = (args.values.gen as string[] | undefined) ?? [];
     const specs: Array<() => BenchInput> = [
       ...args.positionals.map((p) => () => loadInput(p)),
@@ -120,7 +130,7 @@ Options:
           setupSeconds.set(name, acquireSeconds + (performance.now() - t0) / 1000);
         }
       }
-      await benchAll(specs, algos, engines, { runs, threads, peer, json, gpu });
+      await benchAll(specs, algos, engines, { runs, threads, peer, paired, json, gpu });
     } finally {
       gpu?.release();
     }
@@ -139,9 +149,9 @@ async function benchAll(
   specs: Array<() => BenchInput>,
   algos: SuffixSorter[],
   engines: EngineChoice[],
-  o: { runs: number; threads: number; peer: string | undefined; json: boolean; gpu: GpuContext | undefined },
+  o: { runs: number; threads: number; peer: string | undefined; paired: boolean; json: boolean; gpu: GpuContext | undefined },
 ): Promise<void> {
-  const { runs, threads, peer, json, gpu } = o;
+  const { runs, threads, peer, paired, json, gpu } = o;
   if (!json) {
     process.stdout.write(header(peer !== undefined));
   }
@@ -170,6 +180,8 @@ async function benchAll(
       placed.heap.u8(placed.textPtr, n).set(input.bytes);
       const mark = placed.heap.used;
       const runsDone: Array<{ seconds: number; overlap?: Overlap }> = [];
+      const pairedPeer: number[] = [];
+      const pairs = paired && sorter.engine === "cpu";
       const options = gpu ? { gpuContext: gpu } : {};
       let firstSeconds: number | undefined;
       try {
@@ -186,6 +198,7 @@ async function benchAll(
           }
         }
         for (let r = 0; r < runs; r++) {
+          if (pairs) pairedPeer.push(timeDivsufsort(input, 1).seconds[0]!);
           placed.heap.release(mark);
           const result = await buildPlaced(placed, options);
           runsDone.push({ seconds: result.seconds, ...(result.overlap ? { overlap: result.overlap } : {}) });
@@ -210,8 +223,9 @@ async function benchAll(
       }
       if (middle.overlap) row.overlap = middle.overlap;
       if (peerMb !== undefined) {
-        row.peerMbPerSec = peerMb;
-        row.ratio = mb / peerMb;
+        if (pairs) row.pairedPeerSeconds = median(pairedPeer);
+        row.peerMbPerSec = pairs ? n / 1e6 / row.pairedPeerSeconds! : peerMb;
+        row.ratio = mb / row.peerMbPerSec;
       }
       emit(row, json, peer !== undefined);
     }
@@ -244,7 +258,8 @@ function emit(row: Row, json: boolean, withPeer: boolean): void {
   }
   const engine = row.engineChoice !== undefined ? `${row.engineChoice} -> ${row.engine}` : row.engine;
   const cells = [row.input, String(row.n), engine, row.algo, String(row.threads), row.seconds.toFixed(3), row.mbPerSec.toFixed(1)];
-  if (withPeer) cells.push(row.ratio !== undefined ? `${row.ratio.toFixed(2)}x` : "");
+  const paired = row.pairedPeerSeconds !== undefined ? ` (paired ${row.pairedPeerSeconds.toFixed(3)} s)` : "";
+  if (withPeer) cells.push(row.ratio !== undefined ? `${row.ratio.toFixed(2)}x${paired}` : "");
   cells.push(row.firstSeconds !== undefined ? row.firstSeconds.toFixed(3) : "");
   cells.push(row.oneShotSeconds !== undefined ? row.oneShotSeconds.toFixed(3) : "");
   cells.push(row.oneShotSeconds !== undefined ? (row.n / 1e6 / row.oneShotSeconds).toFixed(1) : "");

@@ -5,7 +5,9 @@
 // median and fastest build time (construction as `sufsort bench` counts it: upload, sort,
 // download). Needs `npm run build` (reads dist/).
 //
-//   node bench/gpu-ab.mjs [--algo gpu-spd] [--runs 11] [--threads 16] "variant;variant;..." FILE...
+//   node bench/gpu-ab.mjs [--algo gpu-spd] [--runs 11] [--threads 16] [--block B] "variant;variant;..." FILE...
+// --block B: each variant builds B + 1 times in a row, the first untimed, so that a tune whose
+// change of value remakes kept state (io.uploadChunk remakes the upload ring) is timed without it.
 // e.g. "batch.startAfter=0;" (the tune against the defaults), "gpu-spd|;gpu-dc7|".
 import { readFileSync } from "node:fs";
 import { buildPlaced, closePlaced, placeText, resolveSorter } from "../dist/src/engine/build.js";
@@ -21,6 +23,7 @@ const option = (name, fallback) => {
 const algo = option("--algo", "gpu-spd");
 const runs = Number(option("--runs", "11"));
 const threads = Number(option("--threads", "16"));
+const block = Number(option("--block", "0"));
 const [spec, ...files] = args;
 if (spec === undefined || files.length === 0 || !(runs >= 1)) {
   console.error('usage: node bench/gpu-ab.mjs [--algo A] [--runs R] [--threads T] "variant;variant" FILE...');
@@ -45,9 +48,11 @@ try {
       for (let r = -3; r < runs; r++) {
         for (let k = 0; k < variants.length; k++) {
           process.env.SUFSORT_GPU_TUNE = variants[k].tune;
-          placed.heap.release(mark);
-          const result = await buildPlaced({ ...placed, sorter: sorters[k] }, { gpuContext: gpu });
-          if (r >= 0) times[k].push(result.seconds * 1000);
+          for (let b = 0; b <= block; b++) {
+            placed.heap.release(mark);
+            const result = await buildPlaced({ ...placed, sorter: sorters[k] }, { gpuContext: gpu });
+            if (r >= 0 && (block === 0 || b > 0)) times[k].push(result.seconds * 1000);
+          }
         }
       }
     } finally {

@@ -164,6 +164,7 @@ export async function buildPlaced(placed: PlacedText, options: BuildOptions = {}
     });
     seconds = (performance.now() - t0) / 1000;
   } finally {
+    if (sorter.engine !== "cpu") gpu?.pool.canonicalize();
     ownGpu?.release();
   }
   options.onProgress?.("sorting", 1);

@@ -8,6 +8,9 @@ import { acquireGpu, resolveGpuMode } from "../../src/gpu/device.js";
 import { sizeClass } from "../../src/gpu/buffers.js";
 import { checkBinding, downloadInto, GpuBatch, gridShape, pipeline, readU32 } from "../../src/gpu/kernels.js";
 import { packagePath } from "../../src/paths.js";
+import { buildPlaced, closePlaced, placeText } from "../../src/engine/build.js";
+import { gpuSpdSorter } from "../../src/gpu/algorithms/spd.js";
+import { randomText } from "../support/inputs.js";
 import { gpuIt, sharedGpu, testGpuMode } from "./support.js";
 
 describe("GPU mode", () => {
@@ -131,8 +134,50 @@ describe("GPU device", () => {
     const once = take(third);
     third.submit();
     const fourth = new GpuBatch(ctx);
-    expect(take(fourth)).toEqual(once);
+    // by identity: toEqual would compare the buffers' (empty) own properties
+    take(fourth).forEach((buffer, k) => expect(buffer).toBe(once[k]));
     fourth.submit();
+  });
+
+  gpuIt("between builds the idle buffers go back in creation order: a repeated build gets the same buffer in each role", async (ctx) => {
+    // held to the end and released in another order than taken, as a build's long-lived buffers are
+    const held = [ctx.pool.acquire(5000), ctx.pool.acquire(5000), ctx.pool.acquire(5000)];
+    for (const k of [1, 2, 0]) ctx.pool.release(held[k]!);
+    ctx.pool.afterSubmit();
+    ctx.pool.canonicalize();
+    const again = [ctx.pool.acquire(5000), ctx.pool.acquire(5000), ctx.pool.acquire(5000)];
+    // buffers by identity (toEqual would compare their empty own properties)
+    const ids = new Map<GPUBuffer, number>();
+    const idOf = (buffer: GPUBuffer) => ids.get(buffer) ?? (ids.set(buffer, ids.size), ids.size - 1);
+    expect(again.map(idOf)).toEqual(held.map(idOf));
+    expect(new Set(again.map(idOf)).size).toBe(3);
+    for (const buffer of again) ctx.pool.release(buffer);
+    ctx.pool.afterSubmit();
+
+    // whole builds: the third build of a text takes the same buffers in the same order as the
+    // second (they cycled through four assignments before, missing the kept bind groups)
+    const text = randomText(70_000, 4, 11);
+    const roles: number[][] = [];
+    const acquire = ctx.pool.acquire.bind(ctx.pool);
+    for (let b = 0; b < 3; b++) {
+      const taken: GPUBuffer[] = [];
+      ctx.pool.acquire = (...args: Parameters<typeof acquire>) => {
+        const buffer = acquire(...args);
+        taken.push(buffer);
+        return buffer;
+      };
+      const placed = placeText(text.length, gpuSpdSorter, 1);
+      try {
+        placed.heap.u8(placed.textPtr, text.length).set(text);
+        await buildPlaced(placed, { gpuContext: ctx });
+      } finally {
+        ctx.pool.acquire = acquire;
+        await closePlaced(placed);
+      }
+      roles.push(taken.map(idOf));
+    }
+    expect(roles[2]!.length).toBeGreaterThan(10);
+    expect(roles[2]).toEqual(roles[1]);
   });
 
   it("a validation error surfaces as a SufsortError, not as silent output", (test) => {

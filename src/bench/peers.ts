@@ -34,22 +34,31 @@ function driverPath(): string {
   throw failure("cannot compile the divsufsort driver (see bench/peers/divsufsort.c)");
 }
 
-/** Times libdivsufsort on the input `runs` times in a child process (construction only). */
-export function timeDivsufsort(input: BenchInput, runs: number): PeerTiming {
+/** libdivsufsort ready to time on one input: the input goes to a temporary file once (when it
+ * has no file of its own) for all the timings, until close(). */
+export interface DivsufsortPeer {
+  /** Times libdivsufsort on the input `runs` times in a child process (construction only). */
+  time(runs: number): PeerTiming;
+  close(): void;
+}
+
+export function openDivsufsort(input: BenchInput): DivsufsortPeer {
   const bin = driverPath();
-  let path = input.path;
   let tmp: string | undefined;
-  if (path === undefined) {
+  if (input.path === undefined) {
     tmp = join(tmpdir(), `sufsort-bench-${process.pid}-${input.name}`);
     writeFileSync(tmp, input.bytes);
-    path = tmp;
   }
-  try {
-    const r = spawnSync(bin, [path, String(runs)], { encoding: "utf8", maxBuffer: 1 << 20 });
-    if (r.status !== 0) throw failure(`divsufsort driver failed on ${input.name}: ${(r.stderr || "").trim().split("\n")[0]}`);
-    const parsed = JSON.parse(r.stdout) as { n: number; seconds: number[] };
-    return { peer: "divsufsort", seconds: parsed.seconds };
-  } finally {
-    if (tmp) rmSync(tmp, { force: true });
-  }
+  const path = input.path ?? tmp!;
+  return {
+    time(runs: number): PeerTiming {
+      const r = spawnSync(bin, [path, String(runs)], { encoding: "utf8", maxBuffer: 1 << 20 });
+      if (r.status !== 0) throw failure(`divsufsort driver failed on ${input.name}: ${(r.stderr || "").trim().split("\n")[0]}`);
+      const parsed = JSON.parse(r.stdout) as { n: number; seconds: number[] };
+      return { peer: "divsufsort", seconds: parsed.seconds };
+    },
+    close(): void {
+      if (tmp) rmSync(tmp, { force: true });
+    },
+  };
 }

@@ -7,7 +7,7 @@ import type { Overlap, SuffixSorter } from "../../engine/registry.js";
 import { ENGINE_CHOICES, parseEngine, routeByText, traitsOf, type EngineChoice } from "../../engine/choice.js";
 import { overlapLine } from "./build.js";
 import { generate, loadInput, type BenchInput } from "../../bench/inputs.js";
-import { timeDivsufsort } from "../../bench/peers.js";
+import { openDivsufsort } from "../../bench/peers.js";
 import { SufsortError, usageError } from "../../errors.js";
 import { acquireGpu, resolveGpuMode, type GpuContext } from "../../gpu/device.js";
 
@@ -158,76 +158,81 @@ async function benchAll(
   for (const load of specs) {
     const input = load();
     const n = input.bytes.length;
-    let peerMb: number | undefined;
-    if (peer !== undefined) {
-      const t = median(timeDivsufsort(input, runs).seconds);
-      peerMb = n / 1e6 / t;
-      emit({ input: input.name, n, algo: "divsufsort", engine: "C", threads: 1, seconds: t, mbPerSec: peerMb }, json, true);
-    }
-    const jobs: Array<{ sorter: SuffixSorter; engine?: EngineChoice; reason?: string }> = algos.map((sorter) => ({ sorter }));
-    const traits = traitsOf(input.bytes);
-    for (const engine of engines) {
-      const selection = await selectEngine({ engine, n, threads, traits, ...(gpu ? { gpuContext: gpu } : {}) });
-      const plan = routeByText(selection.plan, traits);
-      jobs.push({ sorter: plan.sorter, engine, reason: plan.reason });
-    }
-    for (const { sorter, engine, reason } of jobs) {
-      if (n > sorter.maxLength || !fitsHeap(n, sorter)) {
-        skipRow(input.name, n, sorter.name, `${n} bytes are over its limit (max ${sorter.maxLength}, 4 GiB heap)`, json);
-        continue;
+    const divsufsort = peer !== undefined ? openDivsufsort(input) : undefined;
+    try {
+      let peerMb: number | undefined;
+      if (divsufsort) {
+        const t = median(divsufsort.time(runs).seconds);
+        peerMb = n / 1e6 / t;
+        emit({ input: input.name, n, algo: "divsufsort", engine: "C", threads: 1, seconds: t, mbPerSec: peerMb }, json, true);
       }
-      const placed = placeText(n, sorter, threads);
-      placed.heap.u8(placed.textPtr, n).set(input.bytes);
-      const mark = placed.heap.used;
-      const runsDone: Array<{ seconds: number; overlap?: Overlap }> = [];
-      const pairedPeer: number[] = [];
-      const pairs = paired && sorter.engine === "cpu";
-      const options = gpu ? { gpuContext: gpu } : {};
-      let firstSeconds: number | undefined;
-      try {
-        if (sorter.engine !== "cpu" || engine !== undefined) {
-          const warmStart = performance.now();
-          firstSeconds = (await buildPlaced(placed, options)).seconds;
-          placed.heap.release(mark);
-          // Short GPU builds timed right after CPU-only seconds (the peer) ran far below their speed
-          // (H200: gpu-ls on silesia-mr 155 MB/s without these untimed builds, 382 with them),
-          // most likely the GPU's clocks dropping meanwhile.
-          for (let w = 0; sorter.engine !== "cpu" && w < GPU_WARMUP_BUILDS && performance.now() - warmStart < GPU_WARMUP_MS; w++) {
-            await buildPlaced(placed, options);
+      const jobs: Array<{ sorter: SuffixSorter; engine?: EngineChoice; reason?: string }> = algos.map((sorter) => ({ sorter }));
+      const traits = traitsOf(input.bytes);
+      for (const engine of engines) {
+        const selection = await selectEngine({ engine, n, threads, traits, ...(gpu ? { gpuContext: gpu } : {}) });
+        const plan = routeByText(selection.plan, traits);
+        jobs.push({ sorter: plan.sorter, engine, reason: plan.reason });
+      }
+      for (const { sorter, engine, reason } of jobs) {
+        if (n > sorter.maxLength || !fitsHeap(n, sorter)) {
+          skipRow(input.name, n, sorter.name, `${n} bytes are over its limit (max ${sorter.maxLength}, 4 GiB heap)`, json);
+          continue;
+        }
+        const placed = placeText(n, sorter, threads);
+        placed.heap.u8(placed.textPtr, n).set(input.bytes);
+        const mark = placed.heap.used;
+        const runsDone: Array<{ seconds: number; overlap?: Overlap }> = [];
+        const pairedPeer: number[] = [];
+        const pairs = paired && sorter.engine === "cpu";
+        const options = gpu ? { gpuContext: gpu } : {};
+        let firstSeconds: number | undefined;
+        try {
+          if (sorter.engine !== "cpu" || engine !== undefined) {
+            const warmStart = performance.now();
+            firstSeconds = (await buildPlaced(placed, options)).seconds;
             placed.heap.release(mark);
+            // Short GPU builds timed right after CPU-only seconds (the peer) ran far below their speed
+            // (H200: gpu-ls on silesia-mr 155 MB/s without these untimed builds, 382 with them),
+            // most likely the GPU's clocks dropping meanwhile.
+            for (let w = 0; sorter.engine !== "cpu" && w < GPU_WARMUP_BUILDS && performance.now() - warmStart < GPU_WARMUP_MS; w++) {
+              await buildPlaced(placed, options);
+              placed.heap.release(mark);
+            }
           }
+          for (let r = 0; r < runs; r++) {
+            if (pairs) pairedPeer.push(divsufsort!.time(1).seconds[0]!);
+            placed.heap.release(mark);
+            const result = await buildPlaced(placed, options);
+            runsDone.push({ seconds: result.seconds, ...(result.overlap ? { overlap: result.overlap } : {}) });
+          }
+        } catch (e) {
+          // a limit known only at build time (the device's binding size) skips the row, like those above
+          if (!(e instanceof SufsortError && e.overLimit)) throw e;
+          skipRow(input.name, n, sorter.name, e.message, json);
+          continue;
+        } finally {
+          await closePlaced(placed);
         }
-        for (let r = 0; r < runs; r++) {
-          if (pairs) pairedPeer.push(timeDivsufsort(input, 1).seconds[0]!);
-          placed.heap.release(mark);
-          const result = await buildPlaced(placed, options);
-          runsDone.push({ seconds: result.seconds, ...(result.overlap ? { overlap: result.overlap } : {}) });
+        const middle = [...runsDone].sort((a, b) => a.seconds - b.seconds)[runsDone.length >> 1];
+        const t = middle.seconds;
+        const mb = n / 1e6 / t;
+        const row: Row = { input: input.name, n, algo: sorter.name, engine: sorter.engine, threads, seconds: t, mbPerSec: mb };
+        if (firstSeconds !== undefined) row.firstSeconds = firstSeconds;
+        if (engine !== undefined) {
+          row.engineChoice = engine;
+          row.reason = reason!;
+          row.oneShotSeconds = firstSeconds! + (sorter.engine === "cpu" ? 0 : (setupSeconds.get(sorter.name) ?? 0));
         }
-      } catch (e) {
-        // a limit known only at build time (the device's binding size) skips the row, like those above
-        if (!(e instanceof SufsortError && e.overLimit)) throw e;
-        skipRow(input.name, n, sorter.name, e.message, json);
-        continue;
-      } finally {
-        await closePlaced(placed);
+        if (middle.overlap) row.overlap = middle.overlap;
+        if (peerMb !== undefined) {
+          if (pairs) row.pairedPeerSeconds = median(pairedPeer);
+          row.peerMbPerSec = pairs ? n / 1e6 / row.pairedPeerSeconds! : peerMb;
+          row.ratio = mb / row.peerMbPerSec;
+        }
+        emit(row, json, peer !== undefined);
       }
-      const middle = [...runsDone].sort((a, b) => a.seconds - b.seconds)[runsDone.length >> 1];
-      const t = middle.seconds;
-      const mb = n / 1e6 / t;
-      const row: Row = { input: input.name, n, algo: sorter.name, engine: sorter.engine, threads, seconds: t, mbPerSec: mb };
-      if (firstSeconds !== undefined) row.firstSeconds = firstSeconds;
-      if (engine !== undefined) {
-        row.engineChoice = engine;
-        row.reason = reason!;
-        row.oneShotSeconds = firstSeconds! + (sorter.engine === "cpu" ? 0 : (setupSeconds.get(sorter.name) ?? 0));
-      }
-      if (middle.overlap) row.overlap = middle.overlap;
-      if (peerMb !== undefined) {
-        if (pairs) row.pairedPeerSeconds = median(pairedPeer);
-        row.peerMbPerSec = pairs ? n / 1e6 / row.pairedPeerSeconds! : peerMb;
-        row.ratio = mb / row.peerMbPerSec;
-      }
-      emit(row, json, peer !== undefined);
+    } finally {
+      divsufsort?.close();
     }
   }
 }

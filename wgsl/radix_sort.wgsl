@@ -10,7 +10,8 @@
 // global offset[digit][tile] + (rank - first rank of the digit in the tile).
 // Count matrix cells pack two digits, d (low 16 bits) and d + BINS/2 (high 16 bits): a tile has
 // fewer than 2^16 pairs, so neither half overflows.
-// Limits: RADIX_BITS <= 4; tiles * BINS < 2^32.
+// Limits: RADIX_BITS <= 4 for scatter (the histogram also serves the 8-bit passes of
+// radix_sort_wide.wgsl); tiles * BINS < 2^32.
 
 const TILE: u32 = WG * ITEMS;
 const BINS: u32 = 1u << RADIX_BITS;
@@ -42,7 +43,8 @@ var<workgroup> hist: array<atomic<u32>, BINS * HIST_COPIES>;
 var<workgroup> stage_low: array<u32, TILE + TILE / 32u>;
 var<workgroup> stage_high: array<u32, select(1u, TILE + TILE / 32u, KEY_WORDS == 2u)>;
 var<workgroup> stage_values: array<u32, TILE + TILE / 32u>;
-var<workgroup> rank_cells: array<u32, HALF_BINS * WG>;
+// (1 slot at 8-bit digits: only the histogram entry is used there, see radix_sort_wide.wgsl)
+var<workgroup> rank_cells: array<u32, select(HALF_BINS * WG, 1u, RADIX_BITS > 4u)>;
 var<workgroup> digit_base: array<u32, BINS>;
 
 fn digit_of(low: u32, high: u32) -> u32 {

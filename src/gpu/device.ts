@@ -13,6 +13,8 @@ export type GpuMode = "hardware" | "software" | "auto";
 /** Features the kernels can use when present; every kernel also has a path without them. */
 export interface GpuFeatures {
   subgroups: boolean;
+  /** The fewest lanes a subgroup may have (the adapter's subgroupMinSize; 0 when not reported). */
+  subgroupMinSize: number;
   timestampQuery: boolean;
 }
 
@@ -224,6 +226,7 @@ export async function acquireGpu(options: AcquireOptions = {}): Promise<GpuConte
   }
   const features: GpuFeatures = {
     subgroups: adapter.features.has("subgroups") && process.env.SUFSORT_GPU_SUBGROUPS !== "0",
+    subgroupMinSize: (adapter.info as { subgroupMinSize?: number }).subgroupMinSize ?? 0,
     timestampQuery: adapter.features.has("timestamp-query") && process.env.SUFSORT_GPU_TIMESTAMPS !== "0",
   };
   const requiredFeatures: GPUFeatureName[] = [];

@@ -3,7 +3,7 @@
 import { describe, expect } from "vitest";
 import { GpuBatch, WORKGROUP_SIZE } from "../../src/gpu/kernels.js";
 import { encodeRadixSortPairs, encodeRadixSortPairs64, radixPasses } from "../../src/gpu/primitives/radix-sort.js";
-import { expectEqualArrays, gpuIt, iotaArray, KEY_KINDS, makeKeys } from "./support.js";
+import { expectEqualArrays, gpuIt, iotaArray, KEY_KINDS, makeKeys, withTune } from "./support.js";
 
 const TILE32 = WORKGROUP_SIZE * 8; // the llvmpipe tile; hardware uses WORKGROUP_SIZE * 16
 const TILE32_LARGE = WORKGROUP_SIZE * 16;
@@ -146,4 +146,35 @@ describe("GPU radix sort of (u64 key, u32 value)", () => {
     batch.submit();
     expectEqualArrays(await buffers.read(valueBuffer, n), cpuOrder(low, high, 0, 64), "values");
   }, 120_000);
+});
+
+// The 8-bit passes (wgsl/radix_sort_wide.wgsl) run where subgroups have 32 lanes or more (the
+// hardware runs of these tests); elsewhere these cases take the 4-bit passes again. Sizes around
+// the runs of 32 lanes and the tiles of 256 * items pairs, for several items per invocation.
+describe("GPU radix sort by 8-bit digits", () => {
+  for (const items of [1, 3, 4]) {
+    const tile = WORKGROUP_SIZE * items;
+    for (const n of new Set([31, 33, 32 * items + 1, tile - 1, tile, tile + 1, 3 * tile + 40])) {
+      gpuIt(`items ${items}, n = ${n}: u32 and u64 keys, every key kind, equal to the 4-bit passes`, async (ctx, buffers) => {
+        for (const kind of KEY_KINDS) {
+          const low = makeKeys(n, kind, n * 7 + items);
+          const high = makeKeys(n, kind === "all-bits" ? "few-distinct" : kind, n * 7 + items + 1);
+          const sorted = await withTune(`radix.wideItems=${items}`, async () => {
+            const keys32 = buffers.upload(low);
+            const values32 = buffers.upload(iotaArray(n));
+            const lowBuffer = buffers.upload(low);
+            const highBuffer = buffers.upload(high);
+            const values64 = buffers.upload(iotaArray(n));
+            const batch = new GpuBatch(ctx);
+            encodeRadixSortPairs(batch, keys32, values32, n, { beginBit: 3, endBit: 29 });
+            encodeRadixSortPairs64(batch, lowBuffer, highBuffer, values64, n, { endBit: 58 });
+            batch.submit();
+            return [await buffers.read(values32, n), await buffers.read(values64, n)];
+          });
+          expectEqualArrays(sorted[0], cpuOrder(low, undefined, 3, 29), `${kind}: u32 keys, bits [3, 29)`);
+          expectEqualArrays(sorted[1], cpuOrder(low, high, 0, 58), `${kind}: u64 keys, bits [0, 58)`);
+        }
+      });
+    }
+  }
 });

@@ -1,4 +1,6 @@
-// Stable LSD radix sort of (u32 key, u32 value) and (u64 key, u32 value) pairs: wgsl/radix_sort.wgsl.
+// Stable LSD radix sort of (u32 key, u32 value) and (u64 key, u32 value) pairs: wgsl/radix_sort.wgsl,
+// by 4-bit digits; on devices whose subgroups have 32 lanes or more, by 8-bit digits ranked with
+// subgroup ballots (wgsl/radix_sort_wide.wgsl), half the passes.
 // A u64 key is two u32 buffers (low words, high words), so every array is addressed in u32 and a
 // binding holds up to maxStorageBufferBindingSize / 4 elements.
 import { failure } from "../../errors.js";
@@ -12,6 +14,37 @@ export const RADIX_BITS = 4;
  * (H200, 2^26 pairs: 2.42 -> 3.39 G pairs/s against 6; 10 gave 3.15). */
 const ITEMS_BY_KEY_WORDS = [0, 8, 6] as const;
 const ITEMS_LARGE = [0, 16, 12] as const;
+
+/**
+ * Bits per pass of the wide scatter (wgsl/radix_sort_wide.wgsl), on devices whose subgroups have at
+ * least WIDE_MIN_SUBGROUP lanes ("radix.wide=0" turns it off), and its pairs per invocation
+ * ("radix.wideItems" overrides it): its ranking work grows with the square of that. H200, one sort
+ * of 2^24.4 pairs with 58-bit keys (15 passes of 4 bits, or 8 of 8), ms: 4 bits 8.6-8.8; 8 bits
+ * with 2 items 9.37, 3 7.51, 4 6.78, 5 9.63, 8 10.58.
+ */
+const WIDE_BITS = 8;
+const WIDE_MIN_SUBGROUP = 32;
+const WIDE_ITEMS = 4;
+
+/** Shared memory the wide scatter needs (stage arrays, run counts, digit bases, scan). */
+function wideSharedBytes(keyWords: number, items: number): number {
+  const tile = WORKGROUP_SIZE * items;
+  return 4 * ((1 + keyWords) * (tile + tile / 32) + (1 << WIDE_BITS) * (WORKGROUP_SIZE / 32) + (1 << WIDE_BITS) + WORKGROUP_SIZE + 8);
+}
+
+/** Pairs per invocation of the wide scatter for n pairs, or 0 where the 4-bit passes are used. */
+function wideItems(ctx: GpuBatch["ctx"], keyWords: number, n: number): number {
+  const items = tuned("radix.wideItems", WIDE_ITEMS);
+  const countCells = Math.ceil(n / (WORKGROUP_SIZE * items)) << WIDE_BITS;
+  const usable =
+    ctx.features.subgroups &&
+    ctx.features.subgroupMinSize >= WIDE_MIN_SUBGROUP &&
+    WORKGROUP_SIZE === 1 << WIDE_BITS && // an invocation per digit
+    wideSharedBytes(keyWords, items) <= sharedBytes(ctx) &&
+    4 * countCells <= ctx.maxBindingBytes &&
+    tuned("radix.wide", 1, 0) === 1;
+  return usable ? items : 0;
+}
 
 /** Shared memory the scatter kernel needs (stage arrays, count matrix, histogram, scan). */
 function scatterSharedBytes(keyWords: number, items: number): number {
@@ -49,12 +82,12 @@ interface Pass {
   bits: number;
 }
 
-/** The digit passes over [begin, end): RADIX_BITS at a time, never straddling a key word. */
-export function radixPasses(begin: number, end: number): Pass[] {
+/** The digit passes over [begin, end): digitBits at a time, never straddling a key word. */
+export function radixPasses(begin: number, end: number, digitBits = RADIX_BITS): Pass[] {
   const passes: Pass[] = [];
   for (let bit = begin; bit < end; ) {
     const shift = bit % 32;
-    const bits = Math.min(RADIX_BITS, end - bit, 32 - shift);
+    const bits = Math.min(digitBits, end - bit, 32 - shift);
     passes.push({ word: Math.floor(bit / 32), shift, bits });
     bit += bits;
   }
@@ -79,16 +112,21 @@ function sortPairs(
   if (n <= 1 || begin === end) return;
   const ctx = batch.ctx;
   checkBinding(ctx, "radix sort", n);
+  const wideWith = wideItems(ctx, keyWords, n);
+  const wide = wideWith > 0;
+  const digitBits = wide ? WIDE_BITS : RADIX_BITS;
   const wanted = tuned(`radix${32 * keyWords}.items`, ITEMS_LARGE[keyWords]);
-  const items = scatterSharedBytes(keyWords, wanted) <= sharedBytes(ctx) ? wanted : ITEMS_BY_KEY_WORDS[keyWords];
+  const items = wide ? wideWith : scatterSharedBytes(keyWords, wanted) <= sharedBytes(ctx) ? wanted : ITEMS_BY_KEY_WORDS[keyWords];
   const tile = WORKGROUP_SIZE * items;
   const tiles = Math.ceil(n / tile);
-  const bins = 1 << RADIX_BITS;
+  const bins = 1 << digitBits;
   checkBinding(ctx, "radix sort (count matrix)", tiles * bins);
-  const constants = { ITEMS: items, KEY_WORDS: keyWords, RADIX_BITS };
+  const constants = { ITEMS: items, KEY_WORDS: keyWords, RADIX_BITS: digitBits };
   const spec = { file: "radix_sort.wgsl", constants, libs: ["wg_scan", "tile_load"] };
   const histogram = pipeline(ctx, { ...spec, entry: "histogram" });
-  const scatter = pipeline(ctx, { ...spec, entry: "scatter" });
+  const scatter = wide
+    ? pipeline(ctx, { file: "radix_sort_wide.wgsl", constants: { ITEMS: items, KEY_WORDS: keyWords }, libs: ["wg_scan"], entry: "scatter_wide" })
+    : pipeline(ctx, { ...spec, entry: "scatter" });
 
   const bytes = n * 4;
   const counts = batch.scratch(tiles * bins * 4);
@@ -102,7 +140,7 @@ function sortPairs(
   let source = { low: keysLow, high: keysHigh ?? keysLow, values };
   let target = { low: spareLow, high: spareHigh, values: spareValues };
 
-  for (const pass of radixPasses(begin, end)) {
+  for (const pass of radixPasses(begin, end, digitBits)) {
     const params = [n, tiles, pass.word, pass.shift, (1 << pass.bits) - 1];
     const sourceHigh = placeholder ? source.low : source.high;
     const targetHigh = placeholder ?? target.high;

@@ -1,4 +1,5 @@
-// One pass of a stable LSD radix sort of (key, value) pairs by a digit of up to RADIX_BITS bits.
+// One pass of a stable LSD radix sort of (key, value) pairs by a digit of up to RADIX_BITS bits
+// (parameters, pair arrays, staging and write-out: lib/radix_pass.wgsl).
 // Keys have KEY_WORDS u32 words (1: u32 keys; 2: u64 keys stored as separate low and high words).
 //
 // A pass = histogram (this file) + exclusive scan of the digit-major count matrix (scan.wgsl) +
@@ -18,42 +19,11 @@ const BINS: u32 = 1u << RADIX_BITS;
 const HALF_BINS: u32 = BINS / 2u;
 const HIST_COPIES: u32 = 8u;
 
-struct Params {
-  n: u32,
-  tiles: u32,
-  word: u32,
-  shift: u32,
-  mask: u32,
-  pad0: u32,
-  pad1: u32,
-  pad2: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> keys_low: array<u32>;
-@group(0) @binding(2) var<storage, read> keys_high: array<u32>;
-@group(0) @binding(3) var<storage, read> values_in: array<u32>;
 @group(0) @binding(4) var<storage, read_write> counts_out: array<u32>;
-@group(0) @binding(5) var<storage, read> offsets: array<u32>;
-@group(0) @binding(6) var<storage, read_write> keys_low_out: array<u32>;
-@group(0) @binding(7) var<storage, read_write> keys_high_out: array<u32>;
-@group(0) @binding(8) var<storage, read_write> values_out: array<u32>;
 
 var<workgroup> hist: array<atomic<u32>, BINS * HIST_COPIES>;
-var<workgroup> stage_low: array<u32, TILE + TILE / 32u>;
-var<workgroup> stage_high: array<u32, select(1u, TILE + TILE / 32u, KEY_WORDS == 2u)>;
-var<workgroup> stage_values: array<u32, TILE + TILE / 32u>;
 // (1 slot at 8-bit digits: only the histogram entry is used there, see radix_sort_wide.wgsl)
 var<workgroup> rank_cells: array<u32, select(HALF_BINS * WG, 1u, RADIX_BITS > 4u)>;
-var<workgroup> digit_base: array<u32, BINS>;
-
-fn digit_of(low: u32, high: u32) -> u32 {
-  var word = low;
-  if (KEY_WORDS == 2u && params.word == 1u) {
-    word = high;
-  }
-  return (word >> params.shift) & params.mask;
-}
 
 fn key_high(i: u32) -> u32 {
   if (KEY_WORDS == 2u) {
@@ -203,29 +173,10 @@ fn scatter(@builtin(local_invocation_index) lid: u32,
       if (digit >= HALF_BINS) {
         rank = (cell >> 16u) + low_total;
       }
-      stage_low[padded(rank)] = run_low[k];
-      if (KEY_WORDS == 2u) {
-        stage_high[padded(rank)] = run_high[k];
-      }
-      stage_values[padded(rank)] = run_values[k];
+      stage_pair(rank, run_low[k], run_high[k], run_values[k]);
     }
   }
   workgroupBarrier();
 
-  for (var i = 0u; i < ITEMS; i++) {
-    let local = i * WG + lid;
-    if (local < valid) {
-      let low = stage_low[padded(local)];
-      var high = 0u;
-      if (KEY_WORDS == 2u) {
-        high = stage_high[padded(local)];
-      }
-      let destination = digit_base[digit_of(low, high)] + local;
-      keys_low_out[destination] = low;
-      if (KEY_WORDS == 2u) {
-        keys_high_out[destination] = high;
-      }
-      values_out[destination] = stage_values[padded(local)];
-    }
-  }
+  write_tile(lid, valid);
 }

@@ -12,8 +12,8 @@
 // the run's total of that digit, with no shared-memory counting (the work grows with ITEMS^2, so
 // ITEMS is small). The first pair of each digit in the run writes that total; a digit-major scan
 // of the totals (digits in order, then runs in order) gives each run's first rank per digit, and
-// so every pair its stable rank in the tile. The tile is rearranged in shared memory in that order
-// and written out coalesced, as in radix_sort.wgsl. Subgroups hold consecutive local indices (see
+// so every pair its stable rank in the tile. The tile is staged in shared memory in that order and
+// written out coalesced (lib/radix_pass.wgsl). Subgroups hold consecutive local indices (see
 // lib/wg_scan_subgroup.wgsl).
 
 const TILE: u32 = WG * ITEMS;
@@ -22,40 +22,8 @@ const RUNS: u32 = WG / 32u;
 /** The digit of lanes past the end of the input: it matches only them. */
 const PAST_END: u32 = 256u;
 
-struct Params {
-  n: u32,
-  tiles: u32,
-  word: u32,
-  shift: u32,
-  mask: u32,
-  pad0: u32,
-  pad1: u32,
-  pad2: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> keys_low: array<u32>;
-@group(0) @binding(2) var<storage, read> keys_high: array<u32>;
-@group(0) @binding(3) var<storage, read> values_in: array<u32>;
-@group(0) @binding(5) var<storage, read> offsets: array<u32>;
-@group(0) @binding(6) var<storage, read_write> keys_low_out: array<u32>;
-@group(0) @binding(7) var<storage, read_write> keys_high_out: array<u32>;
-@group(0) @binding(8) var<storage, read_write> values_out: array<u32>;
-
-var<workgroup> stage_low: array<u32, TILE + TILE / 32u>;
-var<workgroup> stage_high: array<u32, select(1u, TILE + TILE / 32u, KEY_WORDS == 2u)>;
-var<workgroup> stage_values: array<u32, TILE + TILE / 32u>;
 /** [run][digit]: the run's count of the digit, then its first rank in the tile. */
 var<workgroup> run_counts: array<u32, RUNS * BINS>;
-var<workgroup> digit_base: array<u32, BINS>;
-
-fn digit_of(low: u32, high: u32) -> u32 {
-  var word = low;
-  if (KEY_WORDS == 2u && params.word == 1u) {
-    word = high;
-  }
-  return (word >> params.shift) & params.mask;
-}
 
 @compute @workgroup_size(WG)
 fn scatter_wide(@builtin(local_invocation_index) lid: u32,
@@ -155,29 +123,10 @@ fn scatter_wide(@builtin(local_invocation_index) lid: u32,
   for (var k = 0u; k < ITEMS; k++) {
     if (digits[k] != PAST_END) {
       let rank = run_counts[run * BINS + digits[k]] + ranks[k];
-      stage_low[padded(rank)] = run_low[k];
-      if (KEY_WORDS == 2u) {
-        stage_high[padded(rank)] = run_high[k];
-      }
-      stage_values[padded(rank)] = run_values[k];
+      stage_pair(rank, run_low[k], run_high[k], run_values[k]);
     }
   }
   workgroupBarrier();
 
-  for (var i = 0u; i < ITEMS; i++) {
-    let local = i * WG + lid;
-    if (local < valid) {
-      let low = stage_low[padded(local)];
-      var high = 0u;
-      if (KEY_WORDS == 2u) {
-        high = stage_high[padded(local)];
-      }
-      let destination = digit_base[digit_of(low, high)] + local;
-      keys_low_out[destination] = low;
-      if (KEY_WORDS == 2u) {
-        keys_high_out[destination] = high;
-      }
-      values_out[destination] = stage_values[padded(local)];
-    }
-  }
+  write_tile(lid, valid);
 }

@@ -122,10 +122,10 @@ function sortPairs(
   const bins = 1 << digitBits;
   checkBinding(ctx, "radix sort (count matrix)", tiles * bins);
   const constants = { ITEMS: items, KEY_WORDS: keyWords, RADIX_BITS: digitBits };
-  const spec = { file: "radix_sort.wgsl", constants, libs: ["wg_scan", "tile_load"] };
+  const spec = { file: "radix_sort.wgsl", constants, libs: ["wg_scan", "tile_load", "radix_pass"] };
   const histogram = pipeline(ctx, { ...spec, entry: "histogram" });
   const scatter = wide
-    ? pipeline(ctx, { file: "radix_sort_wide.wgsl", constants: { ITEMS: items, KEY_WORDS: keyWords }, libs: ["wg_scan"], entry: "scatter_wide" })
+    ? pipeline(ctx, { file: "radix_sort_wide.wgsl", constants: { ITEMS: items, KEY_WORDS: keyWords }, libs: ["wg_scan", "radix_pass"], entry: "scatter_wide" })
     : pipeline(ctx, { ...spec, entry: "scatter" });
 
   const bytes = n * 4;

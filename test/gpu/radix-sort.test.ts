@@ -155,7 +155,7 @@ describe("GPU radix sort by 8-bit digits", () => {
   for (const items of [1, 3, 4]) {
     const tile = WORKGROUP_SIZE * items;
     for (const n of new Set([31, 33, 32 * items + 1, tile - 1, tile, tile + 1, 3 * tile + 40])) {
-      gpuIt(`items ${items}, n = ${n}: u32 and u64 keys, every key kind, equal to the 4-bit passes`, async (ctx, buffers) => {
+      gpuIt(`items ${items}, n = ${n}: u32 and u64 keys, every key kind, in the stable CPU order`, async (ctx, buffers) => {
         for (const kind of KEY_KINDS) {
           const low = makeKeys(n, kind, n * 7 + items);
           const high = makeKeys(n, kind === "all-bits" ? "few-distinct" : kind, n * 7 + items + 1);

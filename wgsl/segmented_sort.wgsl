@@ -14,9 +14,8 @@
 //   The crossing segment's ends come from `starts` (segment_starts: the first index of each label),
 //   and the tile's merge-path splits from a search by the whole workgroup (WG / 2 probes per split
 //   and step): a handful of dependent global loads per tile, where one invocation's binary
-//   searches took about 4 log2(w) of them. Segments of at most TILE pairs cross at most one tile
-//   boundary: two passes of width TILE, the second over pairs shifted by `origin` = TILE, finish
-//   them.
+//   searches took about 4 log2(w) of them. Segments of at most w pairs cross at most one run
+//   boundary: two passes of width w, the second over pairs shifted by `origin` = w, finish them.
 // Invariant before the pass of width w: every run [q*w, q*w+w) is sorted within segments.
 // Keys are one u32 or two (lib/segsort_key32.wgsl, lib/segsort_key64.wgsl: bindings 2, 4 and, for
 // 64-bit keys, 6, 7; shared merge_keys; key_le and the loads and stores).
@@ -171,8 +170,8 @@ fn find_crossing(tile: u32) {
   let tile_start = tile * TILE;
   let tile_end = min(tile_start + TILE, n);
   crossing[0] = NO_LABEL;
-  // Pairs of runs start at origin + multiples of 2w (origin: 0, or TILE for the second pass of a
-  // sort whose segments are at most TILE long; both are multiples of TILE, so a tile lies in one pair).
+  // Pairs of runs start at origin + multiples of 2w (origin: 0, or w for the last pass of a sort
+  // whose segments are at most w long; both are multiples of TILE, so a tile lies in one pair).
   if (tile_start < params.origin) {
     return;
   }

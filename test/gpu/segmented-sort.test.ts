@@ -40,7 +40,7 @@ function shortSegments(n: number, half: number, straddling: boolean): { heads: U
   let longest = 0;
   for (let at = 0, s = 0; at < n; s++) {
     heads[at] = 1;
-    const length = straddling ? (at === 0 ? half / 2 : half) : 1 + ((s * 7919 + n) % half);
+    const length = straddling ? (at === 0 ? Math.max(1, Math.floor(half / 2)) : half) : 1 + ((s * 7919 + n) % half);
     longest = Math.max(longest, Math.min(length, n - at));
     at += length;
   }
@@ -100,6 +100,27 @@ describe("GPU segmented sort", () => {
         await check(ctx, buffers, makeKeys(n, "all-bits", n + 17), heads, longest);
         await check(ctx, buffers, makeKeys(n, "few-distinct", n + 18), heads, longest);
       }
+    });
+  }
+
+  // Segments longer than a tile, longest given: the doubling merge passes stop at runs of at least
+  // `longest` pairs, then two passes (odd boundaries, then even ones) finish. Lengths just over a
+  // run width and exactly one; "straddling" puts segments of exactly `longest` across every kind
+  // of run boundary.
+  for (const [label, first] of [["random starts", 0], ["straddling", 1]] as const) {
+    gpuIt(`segments longer than a tile, longest given (${label}; u32 and u64 keys)`, async (ctx, buffers) => {
+      for (const keyWords of [1, 2] as const) {
+        const tile = segmentedSortTile(ctx, keyWords);
+        for (const [half, n] of [[tile + 1, 9 * tile + 5], [2 * tile, 17 * tile + 3], [3 * tile + 1, 21 * tile], [4 * tile, 33 * tile + 1]]) {
+          const { heads, longest } = shortSegments(n, half, first === 1);
+          const high = keyWords === 2 ? makeKeys(n, "few-distinct", n + 29) : undefined;
+          await check(ctx, buffers, makeKeys(n, "all-bits", n + 27), heads, longest, high);
+          await check(ctx, buffers, makeKeys(n, "few-distinct", n + 28), heads, longest, high);
+        }
+      }
+      // a bound over the true longest segment is still a bound
+      const n = 12 * SEGSORT_TILE + 3;
+      await check(ctx, buffers, makeKeys(n, "all-bits", 71), makeHeads(n, "random", 72), 5 * SEGSORT_TILE);
     });
   }
 

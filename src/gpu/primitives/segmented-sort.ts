@@ -73,9 +73,9 @@ export interface SegmentedSortOptions {
  * A segment starts at each i with heads[i] != 0 (and at 0). `longest`, when given, bounds the
  * segments' length: at most half a tile, a second blocksort over tiles shifted by half a tile
  * replaces the merge passes (a segment that crosses a tile boundary lies within a shifted tile,
- * and sorting pieces of an already sorted segment keeps it sorted); at most a tile, two merge
- * passes of width one tile (the second over pairs shifted by a tile) replace the log2(n / tile)
- * doubling ones, since such a segment crosses one tile boundary at most.
+ * and sorting pieces of an already sorted segment keeps it sorted); longer, the doubling merge
+ * passes stop at runs of `longest` pairs, and two passes of that width (the second over runs
+ * shifted by one) finish, since such a segment crosses one run boundary at most.
  */
 export function encodeSegmentedSort(batch: GpuBatch, keys: GPUBuffer, values: GPUBuffer, heads: GPUBuffer, n: number, options: SegmentedSortOptions = {}): void {
   if (n <= 1) return;
@@ -117,11 +117,16 @@ export function encodeSegmentedSort(batch: GpuBatch, keys: GPUBuffer, values: GP
     batch.dispatch(mergePass, [n, width, mergeTiles, origin], bindings, mergeTiles);
     batch.dispatch(copyBack, [n, width, tiles, origin], bindings, tiles);
   };
-  if (longest !== undefined && longest <= tile) {
-    // each segment crosses at most one tile boundary: the odd ones, then the even ones
-    merge(tile, 0);
-    if (tiles > 2) merge(tile, tile);
-    return;
+  // Merge passes double the sorted runs. Once the runs are at least `longest` long, a segment
+  // crosses at most one run boundary: one pass merges the odd boundaries, one over runs shifted
+  // by a run the even ones, instead of the log2(n / width) passes left.
+  let width = tile;
+  while (width < n && (longest === undefined || width < longest)) {
+    merge(width, 0);
+    width *= 2;
   }
-  for (let width = tile; width < n; width *= 2) merge(width, 0);
+  if (width < n) {
+    merge(width, 0);
+    if (2 * width < n) merge(width, width);
+  }
 }

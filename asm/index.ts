@@ -16,3 +16,4 @@ export { bwtFromSA, byteHistogram, psiFromBWT, unbwtWalk, markRows } from "./bwt
 export { phiFromSA, plcpFromPhi, lcpFromPlcp } from "./lcp";
 export { fmFillBlocks, fmRangeCounts, fmCheck, fmCount, fmLocate } from "./fmindex";
 export { unpackHelper, unpackMailboxBytes, unpackBits } from "./unpack";
+export { packText } from "./text";

@@ -301,6 +301,59 @@ describe("GPU sorters' readback", () => {
       await executor.close();
     }
   }, 120_000);
+
+  gpuIt("the text goes up packed at 2 or 4 bits per byte when its alphabet is small (every GPU sorter)", async (gpu) => {
+    const { packTextForUpload, readbackScratchBytes } = await import("../../src/gpu/algorithms/io.js");
+    const heap = new SharedHeap(16 << 20);
+    const executor = new PiscinaExecutor(heap, 2);
+    /** A text of n bytes from `sigma` symbols (spread over the byte range), with `rare` at position `at`. */
+    const textOf = (n: number, sigma: number, seed: number, rare?: { at: number; byte: number }) => {
+      const text = randomText(n, sigma, seed).map((b) => (b * 37 + 11) & 255);
+      if (rare) text[rare.at] = rare.byte;
+      return text;
+    };
+    try {
+      await withTune("io.packTextMin=0", async () => {
+        const cases: [number, number, number | undefined, boolean][] = [
+          // n, sigma, the bits expected (undefined: sent unpacked), a byte the samples miss
+          [255, 4, undefined, false], // too short to pack
+          [256, 1, 2, false],
+          [257, 2, 2, false],
+          [1000, 4, 2, false],
+          [4097, 5, 4, false],
+          [70_001, 16, 4, false],
+          [70_001, 17, undefined, false],
+          [300_001, 4, undefined, true], // a fifth byte found by the packing, not by the samples
+          [300_001, 16, undefined, true],
+          [300_003, 3, 2, false],
+        ];
+        for (const [n, sigma, bits, rare] of cases) {
+          // a position the 64 samples of 1 KiB leave out: just past the first sample
+          const text = textOf(n, sigma, n + sigma, rare ? { at: 1500, byte: 255 } : undefined);
+          const mark = heap.used;
+          const textPtr = heap.alloc(n + 16);
+          heap.u8(textPtr, n).set(text);
+          const scratch = readbackScratchBytes(n);
+          const saPtr = heap.alloc(4 * n + scratch + 64, 64);
+          heap.u8(saPtr + 4 * n + scratch, 64).fill(0xa5);
+          const ctx = { heap, kernels: executor.kernels, executor, textPtr, n, saPtr, threads: 2, gpu };
+          const packed = await packTextForUpload(ctx, heap.u8(textPtr, n));
+          expect(packed?.bits, `n = ${n}, sigma ${sigma}: bits`).toBe(bits);
+          for (const sorter of [gpuLsSorter, gpuSpdSorter, gpuSkewSorter, gpuOsipovSorter, gpuDc7Sorter]) {
+            heap.u32(saPtr, n).fill(0xdeadbeef);
+            await sorter.build(ctx);
+            const at = firstDifference(heap.u32(saPtr, n).slice(), n < 2000 ? naiveSuffixArray(text) : saisWasm(text).sa);
+            expect(at, `${sorter.name}, n = ${n}, sigma ${sigma}: first difference at ${at}`).toBe(-1);
+            expect(heap.u8(saPtr + 4 * n + scratch, 64).every((b) => b === 0xa5), `${sorter.name}, n = ${n}: heap past the scratch`).toBe(true);
+            expect(heap.u8(textPtr, n).every((b, i) => b === text[i]), `${sorter.name}, n = ${n}: text untouched`).toBe(true);
+          }
+          heap.release(mark);
+        }
+      });
+    } finally {
+      await executor.close();
+    }
+  }, 120_000);
 });
 
 describe("GPU length limits", () => {

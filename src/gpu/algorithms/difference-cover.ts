@@ -169,7 +169,7 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
     return buffer;
   };
   traceMark("start");
-  const text = await uploadText(gpu, textOf(ctx));
+  const text = await uploadText(gpu, textOf(ctx), ctx);
   traceMark("upload");
   const profiling = process.env.SUFSORT_GPU_PROFILE !== undefined;
   try {

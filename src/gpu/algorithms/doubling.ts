@@ -317,7 +317,7 @@ export async function buildByDoubling(ctx: BuildContext, algorithm: DoublingAlgo
     held.push(buffer);
     return buffer;
   };
-  const text = await uploadText(gpu, textOf(ctx));
+  const text = await uploadText(gpu, textOf(ctx), ctx);
   try {
     const buffers: DoublingBuffers = {
       text,

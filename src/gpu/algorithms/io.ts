@@ -7,8 +7,8 @@
 // host's part of the text upload 30 ms against 9 ms (bench/gpu-io.mjs). A kept upload buffer is
 // re-mapped right after its copy is queued, so the next build finds it ready. Texts over 32 MiB go
 // up in 32 MiB chunks through two kept buffers in turn, each chunk's copy queued as soon as it is
-// written (uploadChunked). The SA comes back in
-// 32 MiB chunks through 4 kept buffers, the heap copy of one chunk overlapping the GPU copies of
+// written (uploadChunked). Texts of a small alphabet go up packed by the workers (uploadText).
+// The SA comes back in 32 MiB chunks through 4 kept buffers, the heap copy of one chunk overlapping the GPU copies of
 // the next; a sorter whose last step is a merge (gpu-skew, gpu-spd) has it done in 4 MiB pieces
 // right before each piece's copy, so that the merge overlaps the host's copying too. A build that
 // finds them busy (builds running at the same time on one device) uses fresh ones. The kept
@@ -93,11 +93,87 @@ export function maxPooledLength(gpu: GpuContext, extra = 0): number {
 }
 
 /**
+ * Texts from this many bytes whose alphabet has at most 16 bytes go up packed ("io.packTextMin").
+ * H200, gpu-spd, `bench/gpu-scaling.mjs --kinds dna`, best of 3, two rounds, unpacked / packed:
+ * 32 MiB 822, 757 / 883, 823 MB/s; 128 MiB 964, 725 / 915, 980; 512 MiB 961, 901 / 982, 957. The
+ * 4.7 MB ecoli FASTA was 0.8 ms slower (its samples miss two rare bytes, so the packing is thrown
+ * away): below 16 MiB there is little to gain.
+ */
+const PACK_TEXT_MIN = 2 ** 24;
+/** Spread samples of the text (SAMPLES of SAMPLE_BYTES) from which uploadText guesses its alphabet. */
+const SAMPLES = 64;
+const SAMPLE_BYTES = 1024;
+
+/**
  * A pooled storage buffer (release it to gpu.pool when done) with the text packed 4 bytes per u32,
  * zero-padded to its end. Pooled, so that a build neither creates a buffer of the text's size
- * (H200, dickens: 0.65 ms a build) nor new bind groups for it.
+ * (H200, dickens: 0.65 ms a build) nor new bind groups for it. Given the build (text in the heap,
+ * workers), a text of at most 16 distinct bytes goes up at 2 or 4 bits per byte, packed by the
+ * workers, and is expanded on the GPU: the host's copy into mapped memory, one core's work, shrinks
+ * to a quarter or a half.
  */
-export async function uploadText(gpu: GpuContext, text: Uint8Array): Promise<GPUBuffer> {
+export async function uploadText(gpu: GpuContext, text: Uint8Array, ctx?: BuildContext): Promise<GPUBuffer> {
+  const packed = ctx ? await packTextForUpload(ctx, text) : undefined;
+  if (packed === undefined) return uploadBytes(gpu, text);
+  const source = await uploadBytes(gpu, packed.words);
+  const n = text.length;
+  const size = Math.max(4, Math.ceil(n / 4) * 4);
+  const target = gpu.pool.acquire(size, STORAGE_USAGE, "text");
+  const symbols = gpu.pool.acquire(64, STORAGE_USAGE, "text symbols");
+  gpu.device.queue.writeBuffer(symbols, 0, packed.symbols);
+  const batch = new GpuBatch(gpu, "text unpack");
+  const words = Math.ceil(n / 4);
+  batch.dispatch(pipeline(gpu, { file: "unpack_text.wgsl", entry: "unpack_text" }), [n, words, packed.bits], [source, symbols, target], Math.ceil(words / WORKGROUP_SIZE));
+  if (target.size > 4 * words) batch.clear(target, 4 * words, target.size - 4 * words);
+  batch.releaseAfter(source);
+  batch.releaseAfter(symbols);
+  batch.submit();
+  return target;
+}
+
+/**
+ * The text at 2 or 4 bits per byte, packed by the workers into the heap's SA region (free until the
+ * SA comes back), with the bytes of its codes; undefined where it does not pay or the alphabet has
+ * more than 16 bytes. The alphabet is guessed from samples and checked by the packing.
+ */
+export async function packTextForUpload(ctx: BuildContext, text: Uint8Array): Promise<{ words: Uint8Array; bits: number; symbols: Uint32Array } | undefined> {
+  const n = text.length;
+  if (ctx.text !== undefined || ctx.sa !== undefined || ctx.executor.threads < 2 || n !== ctx.n) return undefined;
+  // n >= 256: the code table and the words fit the 4n bytes of the SA region
+  if (n < Math.max(256, tuned("io.packTextMin", PACK_TEXT_MIN, 0)) || n >= 2 ** 30) return undefined;
+  const seen = new Uint8Array(256);
+  let sigma = 0;
+  for (let s = 0; s < SAMPLES; s++) {
+    const from = Math.floor(((n - Math.min(n, SAMPLE_BYTES)) * s) / (SAMPLES - 1));
+    for (let i = from; i < Math.min(n, from + SAMPLE_BYTES); i++) {
+      if (seen[text[i]] === 0) {
+        seen[text[i]] = 1;
+        if (++sigma > 16) return undefined;
+      }
+    }
+  }
+  const bits = sigma <= 4 ? 2 : 4;
+  const heap = ctx.heap;
+  // symbol k repeated 16 times at splats + 16 k (asm/text.ts compares 16 bytes at a time)
+  const splats = ctx.saPtr;
+  const wordsPtr = ctx.saPtr + 256;
+  const symbols = new Uint32Array(16);
+  for (let b = 0, code = 0; b < 256; b++) {
+    if (seen[b] === 0) continue;
+    heap.u8(splats + 16 * code, 16).fill(b);
+    symbols[code++] = b;
+  }
+  const perWord = 32 / bits;
+  const unit = 1 << 16; // blocks start on 16 bytes, and so on a word
+  const block = Math.ceil(n / ctx.executor.threads / unit) * unit;
+  const calls: number[][] = [];
+  for (let from = 0; from < n; from += block) calls.push([ctx.textPtr, from, Math.min(n, from + block), splats, sigma, bits, wordsPtr]);
+  const foreign = await ctx.executor.map("packText", calls);
+  if (foreign.some((f) => f !== 0)) return undefined;
+  return { words: heap.u8(wordsPtr, 4 * Math.ceil(n / perWord)), bits, symbols };
+}
+
+async function uploadBytes(gpu: GpuContext, text: Uint8Array): Promise<GPUBuffer> {
   const size = Math.max(4, Math.ceil(text.length / 4) * 4);
   const target = gpu.pool.acquire(size, STORAGE_USAGE, "text");
   const chunk = 4 * Math.floor(tuned("io.uploadChunk", UPLOAD_CHUNK, 0) / 4);

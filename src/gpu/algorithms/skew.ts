@@ -201,7 +201,7 @@ export function maxSkewLength(gpu: GpuContext): number {
 /** Uploads the text of ctx (packed bytes, kept for a consumer of the result: release it to the pool when done)
  * and converts it to symbols (byte + 1) followed by three 0s (a pooled buffer). */
 export async function uploadSymbols(gpu: GpuContext, ctx: BuildContext, level: SkewLevel): Promise<{ bytes: GPUBuffer; t: GPUBuffer }> {
-  const bytes = await uploadText(gpu, textOf(ctx));
+  const bytes = await uploadText(gpu, textOf(ctx), ctx);
   const t = gpu.pool.acquire((ctx.n + 3) * 4, undefined, "symbols");
   const batch = new GpuBatch(gpu, "symbols");
   skewStep(batch, "to_symbols", ctx.n + 3, level, 0, { bytes, t });

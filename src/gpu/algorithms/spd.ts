@@ -82,7 +82,7 @@ export async function buildByPositions(ctx: BuildContext): Promise<void> {
     return buffer;
   };
   traceMark("start");
-  const bytes = await uploadText(gpu, textOf(ctx));
+  const bytes = await uploadText(gpu, textOf(ctx), ctx);
   traceMark("upload");
   const t = pool.acquire((n + 3) * 4, undefined, "symbols");
   held.push(t);

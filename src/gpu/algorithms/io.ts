@@ -23,6 +23,7 @@ import { failure } from "../../errors.js";
 import { sizeClass, STORAGE_USAGE } from "../buffers.js";
 import type { GpuContext } from "../device.js";
 import { GpuBatch, pipeline, tuned, WORKGROUP_SIZE } from "../kernels.js";
+import { traceMark } from "../trace.js";
 
 const MAP_READ = 0x1;
 const MAP_WRITE = 0x2;
@@ -115,6 +116,7 @@ const SAMPLE_BYTES = 1024;
 export async function uploadText(gpu: GpuContext, text: Uint8Array, ctx?: BuildContext): Promise<GPUBuffer> {
   const packed = ctx ? await packTextForUpload(ctx, text) : undefined;
   if (packed === undefined) return uploadBytes(gpu, text);
+  traceMark(`text packed at ${packed.bits} bits`);
   const source = await uploadBytes(gpu, packed.words);
   const n = text.length;
   const size = Math.max(4, Math.ceil(n / 4) * 4);

@@ -8,8 +8,8 @@
 // re-mapped right after its copy is queued, so the next build finds it ready. Texts over 32 MiB go
 // up in 32 MiB chunks through two kept buffers in turn, each chunk's copy queued as soon as it is
 // written (uploadChunked). Texts of a small alphabet go up packed by the workers (uploadText).
-// The SA comes back in 32 MiB chunks through 4 kept buffers, the heap copy of one chunk overlapping the GPU copies of
-// the next; a sorter whose last step is a merge (gpu-skew, gpu-spd) has it done in 4 MiB pieces
+// The SA comes back in 32 MiB chunks through 4 kept buffers, the heap copy of one chunk
+// overlapping the GPU copies of the next; a sorter whose last step is a merge (gpu-skew, gpu-spd) has it done in 4 MiB pieces
 // right before each piece's copy, so that the merge overlaps the host's copying too. A build that
 // finds them busy (builds running at the same time on one device) uses fresh ones. The kept
 // buffers are host memory (the largest text up to 32 MiB, two of 32 MiB for longer ones, and

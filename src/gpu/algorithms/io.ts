@@ -140,7 +140,8 @@ export async function uploadText(gpu: GpuContext, text: Uint8Array, ctx?: BuildC
  */
 export async function packTextForUpload(ctx: BuildContext, text: Uint8Array): Promise<{ words: Uint8Array; bits: number; symbols: Uint32Array } | undefined> {
   const n = text.length;
-  if (ctx.text !== undefined || ctx.sa !== undefined || ctx.executor.threads < 2 || n !== ctx.n) return undefined;
+  // the workers read the text where it lies: in the heap (not a text held outside it, ctx.text)
+  if (text.buffer !== ctx.heap.memory.buffer || ctx.sa !== undefined || ctx.executor.threads < 2 || n > ctx.n) return undefined;
   // n >= 256: the code table and the words fit the 4n bytes of the SA region
   if (n < Math.max(256, tuned("io.packTextMin", PACK_TEXT_MIN, 0)) || n >= 2 ** 30) return undefined;
   const seen = new Uint8Array(256);
@@ -169,7 +170,7 @@ export async function packTextForUpload(ctx: BuildContext, text: Uint8Array): Pr
   const unit = 1 << 16; // blocks start on 16 bytes, and so on a word
   const block = Math.ceil(n / ctx.executor.threads / unit) * unit;
   const calls: number[][] = [];
-  for (let from = 0; from < n; from += block) calls.push([ctx.textPtr, from, Math.min(n, from + block), splats, sigma, bits, wordsPtr]);
+  for (let from = 0; from < n; from += block) calls.push([text.byteOffset, from, Math.min(n, from + block), splats, sigma, bits, wordsPtr]);
   const foreign = await ctx.executor.map("packText", calls);
   if (foreign.some((f) => f !== 0)) return undefined;
   return { words: heap.u8(wordsPtr, 4 * Math.ceil(n / perWord)), bits, symbols };

@@ -217,6 +217,21 @@ describe("sufsort bench", () => {
   });
 });
 
+describe("sufsort bench --floor", () => {
+  it("times the GPU transfer floor beside the GPU sorters", () => {
+    const r = sufsort("bench", "--gen", "text26:64KiB", "--algos", "gpu-spd", "--floor", "--gpu", "software", "--threads", "2", "--runs", "3", "--json");
+    if (r.code !== 0 && process.env.CI !== "true" && /no software GPU available/.test(r.stderr)) return; // no software adapter here (CI must have one)
+    expect(r.code, r.stderr).toBe(0);
+    const rows = r.stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, number | string>);
+    expect(rows.map((row) => row.algo)).toEqual(["gpu-transfer", "gpu-spd"]);
+    for (const row of rows) {
+      expect(row.engine).toBe("gpu");
+      expect(row.n).toBe(65536);
+      expect(row.seconds as number).toBeGreaterThan(0);
+    }
+  });
+});
+
 describe("sufsort verify", () => {
   it("prints OK and exits 0 for a correct SA", () => {
     const dir = tmp();

@@ -356,6 +356,41 @@ describe("GPU sorters' readback", () => {
   }, 120_000);
 });
 
+describe("gpu-transfer (the transfer floor of sufsort bench --floor)", () => {
+  gpuIt("uploads the text and delivers the identity into the SA region, packed or not, the heap past its scratch untouched", async (gpu) => {
+    const { transferFloor } = await import("../../src/gpu/algorithms/transfer.js");
+    const { readbackScratchBytes } = await import("../../src/gpu/algorithms/io.js");
+    const heap = new SharedHeap(8 << 20);
+    const executor = new PiscinaExecutor(heap, 2);
+    try {
+      // packed text (4 symbols) and packed readback through small chunks; then neither
+      for (const tuning of ["io.packTextMin=0,io.packMin=0,io.packedChunk=64", "io.packTextMin=1000000000,io.packMin=1000000000"]) {
+        await withTune(tuning, async () => {
+          for (const [n, sigma] of [[0, 4], [1, 4], [2, 4], [4097, 4], [70_001, 26]] as const) {
+            const text = randomText(n, sigma, n + 3);
+            const mark = heap.used;
+            const textPtr = heap.alloc(n + 16);
+            heap.u8(textPtr, n).set(text);
+            const scratch = readbackScratchBytes(n);
+            const saPtr = heap.alloc(4 * n + scratch + 64, 64);
+            heap.u8(saPtr + 4 * n + scratch, 64).fill(0xa5);
+            heap.u32(saPtr, n).fill(0xdeadbeef);
+            await transferFloor.build({ heap, kernels: executor.kernels, executor, textPtr, n, saPtr, threads: 2, gpu });
+            const got = heap.u32(saPtr, n);
+            const wrong = got.findIndex((v, i) => v !== (n === 1 ? 0 : i));
+            expect(wrong, `${tuning}, n = ${n}: first entry not the identity`).toBe(-1);
+            expect(heap.u8(saPtr + 4 * n + scratch, 64).every((b) => b === 0xa5), `n = ${n}: heap past the scratch`).toBe(true);
+            expect(heap.u8(textPtr, n).every((b, i) => b === text[i]), `n = ${n}: text untouched`).toBe(true);
+            heap.release(mark);
+          }
+        });
+      }
+    } finally {
+      await executor.close();
+    }
+  }, 60_000);
+});
+
 describe("GPU length limits", () => {
   gpuIt("inputs beyond one pooled binding are refused with a clear error", async (gpu) => {
     const { maxPooledLength } = await import("../../src/gpu/algorithms/io.js");

@@ -1,4 +1,4 @@
-// sufsort bench [FILES...] [--gen SPEC]... [--algos a,b] [--engines e,f] [--threads N] [--runs R] [--peer divsufsort] [--json]
+// sufsort bench [FILES...] [--gen SPEC]... [--algos a,b] [--engines e,f] [--threads N] [--runs R] [--peer divsufsort] [--floor] [--json]
 import { availableParallelism } from "node:os";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
@@ -10,6 +10,7 @@ import { generate, loadInput, type BenchInput } from "../../bench/inputs.js";
 import { openDivsufsort } from "../../bench/peers.js";
 import { SufsortError, usageError } from "../../errors.js";
 import { acquireGpu, resolveGpuMode, type GpuContext } from "../../gpu/device.js";
+import { transferFloor } from "../../gpu/algorithms/transfer.js";
 
 interface Row {
   input: string;
@@ -41,7 +42,8 @@ export const benchCommand: Command = {
   name: "bench",
   summary: "time algorithms (and libdivsufsort) on files or generated inputs",
   help: `Usage: sufsort bench [FILES...] [--gen KIND:SIZE]... [--algos a,b] [--engines e,f]
-                    [--threads N] [--gpu MODE] [--runs R] [--peer divsufsort] [--paired] [--json]
+                    [--threads N] [--gpu MODE] [--runs R] [--peer divsufsort] [--paired] [--floor]
+                    [--json]
 
 Times suffix-array construction (median of R runs, construction only: no I/O) and prints a table:
 input, n, engine, algo, threads, seconds, MB/s (1 MB = 10^6 bytes). With --peer divsufsort, libdivsufsort
@@ -78,6 +80,10 @@ Options:
                      that a slow spell of the machine slows both sides of the ratio (GPU rows keep
                      the ratio to the first libdivsufsort row: the peer's CPU-only seconds would
                      let the GPU's clocks fall before each run)
+  --floor            also time each input's transfer floor on the GPU (row gpu-transfer): the text
+                     uploaded and an n-entry array delivered into the heap the ways the GPU
+                     sorters take, nothing sorted; a GPU row's seconds minus it is what its
+                     sorting adds on this host
   --json             one JSON line per row instead of the table
   -h, --help         show this help`,
   options: {
@@ -90,6 +96,7 @@ Options:
     peer: { type: "string" },
     json: { type: "boolean" },
     paired: { type: "boolean" },
+    floor: { type: "boolean" },
   },
   positionals: { min: 0, max: 1000, names: "" },
   async run(args) {
@@ -99,6 +106,7 @@ Options:
     const engines = engineList === undefined ? [] : engineList === "all" ? [...ENGINE_CHOICES] : engineList.split(",").map((e) => parseEngine(e.trim()));
     const algoList = stringOption(args, "algos") ?? (engines.length > 0 ? "" : "sais");
     const algos = algoList === "" ? [] : algoList.split(",").map((a) => resolveSorter(a.trim()));
+    if (args.values.floor === true) algos.unshift(transferFloor);
     const peer = stringOption(args, "peer");
     if (peer !== undefined && peer !== "divsufsort") throw usageError(`unknown peer '${peer}' (available: divsufsort)`);
     const paired = args.values.paired === true;
@@ -119,8 +127,8 @@ Options:
     const acquireSeconds = (performance.now() - acquireStart) / 1000;
     try {
       if (gpu) {
-        for (const name of ["gpu-spd", "gpu-ls", "gpu-skew", "gpu-ls-hybrid", ...algos.map((s) => s.name)]) {
-          const sorter = resolveSorter(name);
+        for (const sorter of [...["gpu-spd", "gpu-ls", "gpu-skew", "gpu-ls-hybrid"].map(resolveSorter), ...algos]) {
+          const name = sorter.name;
           if (sorter.engine === "cpu" || setupSeconds.has(name)) continue;
           const placed = placeText(1024, sorter, threads);
           placed.heap.u8(placed.textPtr, 1024).set(generate("text26:1KiB").bytes);

@@ -48,6 +48,33 @@ async function expectLikeSais(gpu: GpuContext, sorter: SuffixSorter, text: Uint8
   expect(at, `${sorter.name} on ${what} (n = ${text.length}): first difference at ${at} (got ${got[at]}, want ${want[at]})`).toBe(-1);
 }
 
+/**
+ * `text` placed in `heap` as the engine places it for a build with workers: the text, then the SA
+ * region (filled with 0xdeadbeef) with the packed readback's scratch after it, then a 64-byte
+ * canary. `intact()` says whether the canary and the text are as placed; `release()` frees them.
+ */
+async function placeForWorkers(heap: SharedHeap, executor: PiscinaExecutor, gpu: GpuContext, text: Uint8Array) {
+  const { readbackScratchBytes } = await import("../../src/gpu/algorithms/io.js");
+  const n = text.length;
+  const mark = heap.used;
+  const textPtr = heap.alloc(n + 16);
+  heap.u8(textPtr, n).set(text);
+  const scratch = readbackScratchBytes(n);
+  const saPtr = heap.alloc(4 * n + scratch + 64, 64);
+  const canary = () => heap.u8(saPtr + 4 * n + scratch, 64);
+  canary().fill(0xa5);
+  heap.u32(saPtr, n).fill(0xdeadbeef);
+  return {
+    ctx: { heap, kernels: executor.kernels, executor, textPtr, n, saPtr, threads: 2, gpu },
+    scratch,
+    sa: () => heap.u32(saPtr, n),
+    resetSa: () => heap.u32(saPtr, n).fill(0xdeadbeef),
+    /** The canary past the scratch, then the text: undefined when both are intact, else which is not. */
+    damage: () => (!canary().every((b) => b === 0xa5) ? "the heap past the scratch" : !heap.u8(textPtr, n).every((b, i) => b === text[i]) ? "the text" : undefined),
+    release: () => heap.release(mark),
+  };
+}
+
 for (const sorter of SORTERS) {
   describe(sorter.name, () => {
     gpuIt("rejects a build without a GPU device", async () => {
@@ -280,20 +307,13 @@ describe("GPU sorters' readback", () => {
         for (const [n, sigma] of cases) {
           for (const sorter of [gpuLsSorter, gpuSpdSorter, gpuSkewSorter, gpuOsipovSorter, gpuDc7Sorter]) {
             const text = randomText(n, sigma, n + sigma);
-            const mark = heap.used;
-            const textPtr = heap.alloc(n + 16);
-            heap.u8(textPtr, n).set(text);
-            const scratch = readbackScratchBytes(n);
-            expect(scratch).toBeGreaterThan(0);
-            const saPtr = heap.alloc(4 * n + scratch + 64, 64);
-            heap.u8(saPtr + 4 * n + scratch, 64).fill(0xa5); // canary past the reserved scratch
-            heap.u32(saPtr, n).fill(0xdeadbeef);
-            await sorter.build({ heap, kernels: executor.kernels, executor, textPtr, n, saPtr, threads: 2, gpu });
-            const got = heap.u32(saPtr, n).slice();
-            const at = firstDifference(got, n < 2000 ? naiveSuffixArray(text) : saisWasm(text).sa);
+            const placed = await placeForWorkers(heap, executor, gpu, text);
+            expect(placed.scratch).toBeGreaterThan(0);
+            await sorter.build(placed.ctx);
+            const at = firstDifference(placed.sa().slice(), n < 2000 ? naiveSuffixArray(text) : saisWasm(text).sa);
             expect(at, `${sorter.name}, n = ${n}, sigma ${sigma}: first difference at ${at}`).toBe(-1);
-            expect(heap.u8(saPtr + 4 * n + scratch, 64).every((b) => b === 0xa5), `${sorter.name}, n = ${n}: heap past the scratch`).toBe(true);
-            heap.release(mark);
+            expect(placed.damage(), `${sorter.name}, n = ${n}`).toBeUndefined();
+            placed.release();
           }
         }
       });
@@ -303,7 +323,7 @@ describe("GPU sorters' readback", () => {
   }, 120_000);
 
   gpuIt("the text goes up packed at 2 or 4 bits per byte when its alphabet is small (every GPU sorter)", async (gpu) => {
-    const { packTextForUpload, readbackScratchBytes } = await import("../../src/gpu/algorithms/io.js");
+    const { packTextForUpload } = await import("../../src/gpu/algorithms/io.js");
     const heap = new SharedHeap(16 << 20);
     const executor = new PiscinaExecutor(heap, 2);
     /** A text of n bytes from `sigma` symbols (spread over the byte range), with `rare` at position `at`. */
@@ -330,24 +350,17 @@ describe("GPU sorters' readback", () => {
         for (const [n, sigma, bits, rare] of cases) {
           // a position the 64 samples of 1 KiB leave out: just past the first sample
           const text = textOf(n, sigma, n + sigma, rare ? { at: 1500, byte: 255 } : undefined);
-          const mark = heap.used;
-          const textPtr = heap.alloc(n + 16);
-          heap.u8(textPtr, n).set(text);
-          const scratch = readbackScratchBytes(n);
-          const saPtr = heap.alloc(4 * n + scratch + 64, 64);
-          heap.u8(saPtr + 4 * n + scratch, 64).fill(0xa5);
-          const ctx = { heap, kernels: executor.kernels, executor, textPtr, n, saPtr, threads: 2, gpu };
-          const packed = await packTextForUpload(ctx, heap.u8(textPtr, n));
+          const placed = await placeForWorkers(heap, executor, gpu, text);
+          const packed = await packTextForUpload(placed.ctx, heap.u8(placed.ctx.textPtr, n));
           expect(packed?.bits, `n = ${n}, sigma ${sigma}: bits`).toBe(bits);
           for (const sorter of [gpuLsSorter, gpuSpdSorter, gpuSkewSorter, gpuOsipovSorter, gpuDc7Sorter]) {
-            heap.u32(saPtr, n).fill(0xdeadbeef);
-            await sorter.build(ctx);
-            const at = firstDifference(heap.u32(saPtr, n).slice(), n < 2000 ? naiveSuffixArray(text) : saisWasm(text).sa);
+            placed.resetSa();
+            await sorter.build(placed.ctx);
+            const at = firstDifference(placed.sa().slice(), n < 2000 ? naiveSuffixArray(text) : saisWasm(text).sa);
             expect(at, `${sorter.name}, n = ${n}, sigma ${sigma}: first difference at ${at}`).toBe(-1);
-            expect(heap.u8(saPtr + 4 * n + scratch, 64).every((b) => b === 0xa5), `${sorter.name}, n = ${n}: heap past the scratch`).toBe(true);
-            expect(heap.u8(textPtr, n).every((b, i) => b === text[i]), `${sorter.name}, n = ${n}: text untouched`).toBe(true);
+            expect(placed.damage(), `${sorter.name}, n = ${n}`).toBeUndefined();
           }
-          heap.release(mark);
+          placed.release();
         }
       });
     } finally {
@@ -359,7 +372,6 @@ describe("GPU sorters' readback", () => {
 describe("gpu-transfer (the transfer floor of sufsort bench --floor)", () => {
   gpuIt("uploads the text and delivers the identity into the SA region, packed or not, the heap past its scratch untouched", async (gpu) => {
     const { transferFloor } = await import("../../src/gpu/algorithms/transfer.js");
-    const { readbackScratchBytes } = await import("../../src/gpu/algorithms/io.js");
     const heap = new SharedHeap(8 << 20);
     const executor = new PiscinaExecutor(heap, 2);
     try {
@@ -368,20 +380,12 @@ describe("gpu-transfer (the transfer floor of sufsort bench --floor)", () => {
         await withTune(tuning, async () => {
           for (const [n, sigma] of [[0, 4], [1, 4], [2, 4], [4097, 4], [70_001, 26]] as const) {
             const text = randomText(n, sigma, n + 3);
-            const mark = heap.used;
-            const textPtr = heap.alloc(n + 16);
-            heap.u8(textPtr, n).set(text);
-            const scratch = readbackScratchBytes(n);
-            const saPtr = heap.alloc(4 * n + scratch + 64, 64);
-            heap.u8(saPtr + 4 * n + scratch, 64).fill(0xa5);
-            heap.u32(saPtr, n).fill(0xdeadbeef);
-            await transferFloor.build({ heap, kernels: executor.kernels, executor, textPtr, n, saPtr, threads: 2, gpu });
-            const got = heap.u32(saPtr, n);
-            const wrong = got.findIndex((v, i) => v !== (n === 1 ? 0 : i));
+            const placed = await placeForWorkers(heap, executor, gpu, text);
+            await transferFloor.build(placed.ctx);
+            const wrong = placed.sa().findIndex((v, i) => v !== (n === 1 ? 0 : i));
             expect(wrong, `${tuning}, n = ${n}: first entry not the identity`).toBe(-1);
-            expect(heap.u8(saPtr + 4 * n + scratch, 64).every((b) => b === 0xa5), `n = ${n}: heap past the scratch`).toBe(true);
-            expect(heap.u8(textPtr, n).every((b, i) => b === text[i]), `n = ${n}: text untouched`).toBe(true);
-            heap.release(mark);
+            expect(placed.damage(), `n = ${n}`).toBeUndefined();
+            placed.release();
           }
         });
       }

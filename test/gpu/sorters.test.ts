@@ -376,7 +376,8 @@ describe("gpu-transfer (the transfer floor of sufsort bench --floor)", () => {
     const executor = new PiscinaExecutor(heap, 2);
     try {
       // packed text (4 symbols) and packed readback through small chunks; then neither
-      for (const tuning of ["io.packTextMin=0,io.packMin=0,io.packedChunk=64", "io.packTextMin=1000000000,io.packMin=1000000000"]) {
+      // (the identity written in windows of 64 entries too, as an array beyond one binding is)
+      for (const tuning of ["io.packTextMin=0,io.packMin=0,io.packedChunk=64", "io.packTextMin=1000000000,io.packMin=1000000000,transfer.window=64"]) {
         await withTune(tuning, async () => {
           for (const [n, sigma] of [[0, 4], [1, 4], [2, 4], [4097, 4], [70_001, 26]] as const) {
             const text = randomText(n, sigma, n + 3);

@@ -6,9 +6,13 @@
 import type { BuildContext, SuffixSorter } from "../../engine/registry.js";
 import { suffixArrayOf, textOf } from "../../engine/registry.js";
 import { limitError } from "../../errors.js";
-import { GpuBatch } from "../kernels.js";
+import { GpuBatch, tuned } from "../kernels.js";
 import { encodeIota } from "../primitives/helpers.js";
 import { deliverSuffixArray, maxPooledLength, packedReadback, requireGpu, uploadText } from "./io.js";
+
+/** Entries the identity is written in per dispatch ("transfer.window", a multiple of 64: windows
+ * start on 256 bytes), so that an array beyond one binding is written window by window. */
+const WINDOW = 2 ** 27;
 
 export const transferFloor: SuffixSorter = {
   name: "gpu-transfer",
@@ -23,17 +27,23 @@ export const transferFloor: SuffixSorter = {
       suffixArrayOf(ctx).fill(0); // as the sorters, which finish such inputs on the host
       return;
     }
-    if (n > maxPooledLength(gpu)) throw limitError(`gpu-transfer: ${n} entries are over one binding on this device`);
-    const text = await uploadText(gpu, textOf(ctx), ctx);
-    const sa = gpu.pool.acquire(Math.max(4, 4 * n), undefined, "identity");
+    if (4 * n > gpu.device.limits.maxBufferSize) throw limitError(`gpu-transfer: an array of ${n} entries is over this device's largest buffer`);
+    const pooled = n <= maxPooledLength(gpu);
+    const sa = pooled ? gpu.pool.acquire(4 * n, undefined, "identity") : gpu.pool.acquireExact(4 * n, "identity");
+    const window = Math.max(64, tuned("transfer.window", WINDOW) & ~63);
+    let text: GPUBuffer | undefined;
     try {
+      text = await uploadText(gpu, textOf(ctx), ctx);
       const batch = new GpuBatch(gpu, "identity");
-      encodeIota(batch, sa, n);
+      for (let first = 0; first < n; first += window) {
+        const count = Math.min(window, n - first);
+        encodeIota(batch, { buffer: sa, offset: 4 * first, size: 4 * count }, count, first);
+      }
       batch.submit();
       await deliverSuffixArray(ctx, gpu, sa, text);
     } finally {
       gpu.pool.release(sa);
-      gpu.pool.release(text);
+      if (text) gpu.pool.release(text);
       gpu.pool.afterSubmit();
     }
   },

@@ -1,15 +1,16 @@
 // Element-wise helpers: iota/fill, gather, scatter, head flags (wgsl/helpers.wgsl).
-import { checkBinding, type GpuBatch, pipeline, WORKGROUP_SIZE } from "../kernels.js";
+import { type Binding, checkBinding, type GpuBatch, pipeline, WORKGROUP_SIZE } from "../kernels.js";
 
-function run(batch: GpuBatch, entry: string, n: number, params: number[], bindings: (GPUBuffer | undefined)[]): void {
+function run(batch: GpuBatch, entry: string, n: number, params: number[], bindings: (Binding | undefined)[]): void {
   if (n === 0) return;
   checkBinding(batch.ctx, entry, n);
   const pipe = pipeline(batch.ctx, { file: "helpers.wgsl", entry });
   batch.dispatch(pipe, [n, ...params], bindings, Math.ceil(n / WORKGROUP_SIZE));
 }
 
-/** destination[i] = start + step * i (mod 2^32) for i < n; step 0 fills with `start`. */
-export function encodeIota(batch: GpuBatch, destination: GPUBuffer, n: number, start = 0, step = 1): void {
+/** destination[i] = start + step * i (mod 2^32) for i < n; step 0 fills with `start`. The
+ * destination may be a window of a buffer (offset a multiple of 256 bytes). */
+export function encodeIota(batch: GpuBatch, destination: Binding, n: number, start = 0, step = 1): void {
   run(batch, "iota", n, [start, step], [undefined, undefined, destination]);
 }
 

@@ -201,9 +201,11 @@ const LIVE_AHEAD = 3;
  * Runs the doubling rounds on `first`, a batch that has sorted the suffixes into buffers.suffixes
  * (positions = 0 .. slots - 1, flags at group starts) and is not yet submitted. Leaves
  * isa[s] = the final slot of every suffix s of the list. buffers.suffixes and .positions may come
- * back swapped with scratch buffers of the same size (their contents are spent).
+ * back swapped with scratch buffers of the same size (their contents are spent). Returns the
+ * number of rounds run: with none, the initial sort left every suffix alone, and
+ * buffers.suffixes still holds the list in its final order.
  */
-export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: DoublingBuffers, job: Refinement): Promise<void> {
+export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: DoublingBuffers, job: Refinement): Promise<number> {
   const pool = gpu.pool;
   const spare = {
     suffixes: pool.acquire(job.slots * 4, undefined, `${job.name} suffixes'`),
@@ -233,6 +235,7 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
     const liveAhead = tuned("doubling.liveAhead", LIVE_AHEAD);
     /** Counts of submitted live rounds not yet taken into m, oldest first. */
     const ahead: Array<{ counts: Promise<Uint32Array>; got?: Uint32Array }> = [];
+    let rounds = 0;
 
     // Invariants at the top of each round: groups are runs of suffixes equal in their first h
     // characters (the text's end counting as a unique smallest character), in the suffixes' order:
@@ -247,7 +250,8 @@ export async function refineGroups(gpu: GpuContext, first: GpuBatch, buffers: Do
         traceMark(`live wait`);
         ahead.shift();
       }
-      if (m === 0) break;
+      if (m === 0) return rounds;
+      rounds++;
       if (h >= n) throw failure(`${job.name}: ${m} suffixes still unsorted after h = ${h} (internal error)`);
       const live = m <= liveMax;
       [buffers.suffixes, spare.suffixes] = [spare.suffixes, buffers.suffixes];
@@ -334,13 +338,18 @@ export async function buildByDoubling(ctx: BuildContext, algorithm: DoublingAlgo
     const first = new GpuBatch(gpu, `${algorithm.name} h0`, process.env.SUFSORT_GPU_PROFILE !== undefined, earlyStart());
     const h0 = await algorithm.initialSort({ batch: first, buffers, n, m: n, h: 0, rankBits, large: 0 });
     const job = { name: algorithm.name, textLength: n, slots: n, h0, refine: algorithm.refine, live: algorithm.live, onProgress: ctx.onProgress };
-    await refineGroups(gpu, first, buffers, job);
+    const rounds = await refineGroups(gpu, first, buffers, job);
 
-    const batch = new GpuBatch(gpu, `${algorithm.name} invert`);
-    step({ batch, buffers, n, m: n, h: 0, rankBits, large: 0 }, "invert", n, ["isa", "aux"]);
-    batch.submit();
+    // After rounds the SA is the inverse of the ranks; with none (random DNA: 29 characters a
+    // key), the initially sorted list is the SA already ("doubling.invertAlways" = 1 inverts anyway).
+    const invert = rounds > 0 || tuned("doubling.invertAlways", 0, 0) === 1;
+    if (invert) {
+      const batch = new GpuBatch(gpu, `${algorithm.name} invert`);
+      step({ batch, buffers, n, m: n, h: 0, rankBits, large: 0 }, "invert", n, ["isa", "aux"]);
+      batch.submit();
+    }
     const downloadStart = performance.now();
-    await deliverSuffixArray(ctx, gpu, buffers.aux, text);
+    await deliverSuffixArray(ctx, gpu, invert ? buffers.aux : buffers.suffixes, text);
     if (process.env.SUFSORT_GPU_PROFILE) process.stderr.write(`${algorithm.name} invert + delivery: ${(performance.now() - downloadStart).toFixed(1)} ms\n`);
   } finally {
     for (const buffer of held) pool.release(buffer);

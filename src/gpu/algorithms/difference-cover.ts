@@ -107,6 +107,43 @@ interface Run {
   n: number;
 }
 
+/** A run in the pairwise merging of the classes: a class (no parts), or the merge of two nodes,
+ * of which entries [0, done) are encoded so far. */
+interface MergeNode {
+  run: Run;
+  parts?: [MergeNode, MergeNode];
+  done: number;
+}
+
+/** The classes merged pairwise, level by level (an odd one out goes up as it is), into one tree;
+ * `allocate(count)` gives each merge's buffer. */
+function mergeTree(classes: Run[], allocate: (count: number) => GPUBuffer): MergeNode {
+  let level: MergeNode[] = classes.map((run) => ({ run, done: run.n }));
+  while (level.length > 1) {
+    const next: MergeNode[] = [];
+    for (let k = 0; k + 1 < level.length; k += 2) {
+      const parts: [MergeNode, MergeNode] = [level[k], level[k + 1]];
+      const count = parts[0].run.n + parts[1].run.n;
+      next.push({ run: { buffer: allocate(count), n: count }, parts, done: 0 });
+    }
+    if (level.length % 2 === 1) next.push(level[level.length - 1]);
+    level = next;
+  }
+  return level[0];
+}
+
+/** The runs of a tree's merges below its root. */
+function innerRuns(root: MergeNode): Run[] {
+  const runs: Run[] = [];
+  const visit = (node: MergeNode) => {
+    if (node.parts === undefined) return;
+    if (node !== root) runs.push(node.run);
+    node.parts.forEach(visit);
+  };
+  visit(root);
+  return runs;
+}
+
 /** A run as two windows (the second a stand-in when one holds it all) and the first one's length. */
 function windowsOf(run: Run, window: number): [Binding, Binding, number] {
   if (run.n <= window) {
@@ -257,35 +294,39 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
         dc(into, "merge", groups, [a.n, ...base, 0, 0, 0, wa, b.n, wb, lo, hi, w], [text, isa, undefined, a0, a1, b0, b1, { buffer: out, offset: w * 4, size }]);
       }
     };
-    const merged = (a: Run, b: Run, label: string): Run => {
-      const run: Run = { buffer: runBuffer(a.n + b.n, label), n: a.n + b.n };
-      if (run.n > 0) mergeInto(batch, a, b, run.buffer, 0, run.n);
-      return run;
+    // The classes merged pairwise into one run of the non-sample suffixes. A merge's outputs
+    // [0, k) read only its inputs' entries [0, k) (merge path), so these merges run piece by piece
+    // as the SA's pieces need them, while the host copies the pieces before (nci with gpu-dc7:
+    // 7.3 ms of GPU merging that nothing overlapped). A lean build merges them at once and gives
+    // the spent runs back before the SA's buffer is taken.
+    const tree = mergeTree(classes, (count) => runBuffer(count, "non-sample"));
+    /** Encodes the merges that make tree node `node`'s entries [0, upTo) (its inputs' first). */
+    const extend = (into: GpuBatch, node: MergeNode, upTo: number): void => {
+      const end = Math.min(upTo, node.run.n);
+      if (node.parts === undefined || node.done >= end) return;
+      for (const part of node.parts) extend(into, part, end);
+      mergeInto(into, node.parts[0].run, node.parts[1].run, node.run.buffer, node.done, end);
+      node.done = end;
     };
-    // the classes merged pairwise into one run of the non-sample suffixes
-    const spentRuns: Run[] = [...classes];
-    let level = classes;
-    while (level.length > 1) {
-      const next: Run[] = [];
-      for (let k = 0; k + 1 < level.length; k += 2) next.push(merged(level[k], level[k + 1], "non-sample"));
-      if (level.length % 2 === 1) next.push(level[level.length - 1]);
-      level = next;
-      spentRuns.push(...next);
-    }
-    const others = level[0];
+    // ("cover.lazyMerges" = 0 merges at once in every build)
+    if (lean || tuned("cover.lazyMerges", 1, 0) === 0) extend(batch, tree, tree.run.n);
     batch.submit();
-    const spentBuffers = spentRuns.filter((run) => run !== others).map((run) => run.buffer);
-    await giveBack([buffers.keyLow, buffers.keyHigh, ...spentBuffers].filter((buffer) => held.includes(buffer)));
+    const spentRuns = lean ? [...classes, ...innerRuns(tree)].filter((run) => run !== tree.run) : [];
+    await giveBack([buffers.keyLow, buffers.keyHigh, ...spentRuns.map((run) => run.buffer)].filter((buffer) => held.includes(buffer)));
     if (profiling) {
       const start = performance.now();
       await gpu.finish();
-      process.stderr.write(`${name} classes and first merges: ${(performance.now() - start).toFixed(1)} ms after the last round${dispatchLine(await batch.dispatchNanoseconds())}\n`);
+      process.stderr.write(`${name} classes${lean ? " and their merges" : ""}: ${(performance.now() - start).toFixed(1)} ms after the last round${dispatchLine(await batch.dispatchNanoseconds())}\n`);
     }
 
-    // the last merge writes each piece of the SA right before it is read back
+    // the last merge (and the merges it reads) writes each piece of the SA right before its readback
+    const others = tree.run;
     const sa = runBuffer(n, "SA");
     const start = performance.now();
-    await deliverSuffixArray(ctx, gpu, sa, text, (into, from, to) => mergeInto(into, sample, others, sa, from, to));
+    await deliverSuffixArray(ctx, gpu, sa, text, (into, from, to) => {
+      extend(into, tree, to);
+      mergeInto(into, sample, others, sa, from, to);
+    });
     traceMark("classes, merges, delivery");
     traceReport(name);
     if (profiling) process.stderr.write(`${name} last merge + delivery: ${(performance.now() - start).toFixed(1)} ms\n`);

@@ -369,6 +369,32 @@ describe("GPU sorters' readback", () => {
   }, 120_000);
 });
 
+describe("gpu-dc7's class merges, made piece by piece as the SA's pieces are read back", () => {
+  gpuIt("a text whose smallest suffixes all start in the classes: each piece reads its runs up to its end", async (gpu) => {
+    const heap = new SharedHeap(8 << 20);
+    const executor = new PiscinaExecutor(heap, 2);
+    try {
+      // positions = 0, 3, 5, 6 mod 7 (the classes) hold bytes below those at 1, 2, 4 (the sample),
+      // so the SA's first 4/7 come from the merged classes alone: piece [from, to) of the last
+      // merge reads the classes' run up to entry to - 1, the most a piece may need
+      await withTune("io.packMin=0,io.packedChunk=64", async () => {
+        for (const [n, seed] of [[20_000, 1], [20_000, 2], [33_333, 3]] as const) {
+          const next = rng(seed);
+          const text = Uint8Array.from({ length: n }, (_, i) => ([1, 2, 4].includes(i % 7) ? 110 : 97) + Math.floor(next() * 13));
+          const placed = await placeForWorkers(heap, executor, gpu, text);
+          await gpuDc7Sorter.build(placed.ctx);
+          const at = firstDifference(placed.sa().slice(), saisWasm(text).sa);
+          expect(at, `n = ${n}, seed ${seed}: first difference at ${at}`).toBe(-1);
+          expect(placed.damage(), `n = ${n}`).toBeUndefined();
+          placed.release();
+        }
+      });
+    } finally {
+      await executor.close();
+    }
+  }, 60_000);
+});
+
 describe("gpu-transfer (the transfer floor of sufsort bench --floor)", () => {
   gpuIt("uploads the text and delivers the identity into the SA region, packed or not, the heap past its scratch untouched", async (gpu) => {
     const { transferFloor } = await import("../../src/gpu/algorithms/transfer.js");

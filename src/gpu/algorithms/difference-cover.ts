@@ -309,14 +309,15 @@ export async function buildWithCover(ctx: BuildContext, cover: Cover, name: stri
       node.done = end;
     };
     // ("cover.lazyMerges" = 0 merges at once in every build)
-    if (lean || tuned("cover.lazyMerges", 1, 0) === 0) extend(batch, tree, tree.run.n);
+    const atOnce = lean || tuned("cover.lazyMerges", 1, 0) === 0;
+    if (atOnce) extend(batch, tree, tree.run.n);
     batch.submit();
     const spentRuns = lean ? [...classes, ...innerRuns(tree)].filter((run) => run !== tree.run) : [];
     await giveBack([buffers.keyLow, buffers.keyHigh, ...spentRuns.map((run) => run.buffer)].filter((buffer) => held.includes(buffer)));
     if (profiling) {
       const start = performance.now();
       await gpu.finish();
-      process.stderr.write(`${name} classes${lean ? " and their merges" : ""}: ${(performance.now() - start).toFixed(1)} ms after the last round${dispatchLine(await batch.dispatchNanoseconds())}\n`);
+      process.stderr.write(`${name} classes${atOnce ? " and their merges" : ""}: ${(performance.now() - start).toFixed(1)} ms after the last round${dispatchLine(await batch.dispatchNanoseconds())}\n`);
     }
 
     // the last merge (and the merges it reads) writes each piece of the SA right before its readback

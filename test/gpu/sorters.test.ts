@@ -48,6 +48,18 @@ async function expectLikeSais(gpu: GpuContext, sorter: SuffixSorter, text: Uint8
   expect(at, `${sorter.name} on ${what} (n = ${text.length}): first difference at ${at} (got ${got[at]}, want ${want[at]})`).toBe(-1);
 }
 
+/** Runs `body` with a shared heap of `bytes` (fixed: no growth while the workers run) and two
+ * workers on it, closed afterwards. */
+async function withWorkers(bytes: number, body: (heap: SharedHeap, executor: PiscinaExecutor) => Promise<void>): Promise<void> {
+  const heap = new SharedHeap(bytes);
+  const executor = new PiscinaExecutor(heap, 2);
+  try {
+    await body(heap, executor);
+  } finally {
+    await executor.close();
+  }
+}
+
 /**
  * `text` placed in `heap` as the engine places it for a build with workers: the text, then the SA
  * region (filled with 0xdeadbeef) with the packed readback's scratch after it, then a 64-byte
@@ -284,9 +296,7 @@ describe("GPU sorters' readback", () => {
 
   gpuIt("the SA comes back bit-packed and is unpacked by the workers (every GPU sorter): every width, chunk and ring edge, the heap past the ring untouched", async (gpu) => {
     const { readbackScratchBytes } = await import("../../src/gpu/algorithms/io.js");
-    const heap = new SharedHeap(8 << 20); // no growth while the workers run
-    const executor = new PiscinaExecutor(heap, 2);
-    try {
+    await withWorkers(8 << 20, async (heap, executor) => {
       // chunks of 64 entries through a ring of 4 slots (tens of chunks per text), items of 64
       // a chunk longer than an unpacking item is a whole number of items (100,000 -> 65,536)
       await withTune("io.packMin=0,io.packedChunk=100000", async () => {
@@ -317,22 +327,18 @@ describe("GPU sorters' readback", () => {
           }
         }
       });
-    } finally {
-      await executor.close();
-    }
+    });
   }, 120_000);
 
   gpuIt("the text goes up packed at 2 or 4 bits per byte when its alphabet is small (every GPU sorter)", async (gpu) => {
     const { packTextForUpload } = await import("../../src/gpu/algorithms/io.js");
-    const heap = new SharedHeap(16 << 20);
-    const executor = new PiscinaExecutor(heap, 2);
     /** A text of n bytes from `sigma` symbols (spread over the byte range), with `rare` at position `at`. */
     const textOf = (n: number, sigma: number, seed: number, rare?: { at: number; byte: number }) => {
       const text = randomText(n, sigma, seed).map((b) => (b * 37 + 11) & 255);
       if (rare) text[rare.at] = rare.byte;
       return text;
     };
-    try {
+    await withWorkers(16 << 20, async (heap, executor) => {
       await withTune("io.packTextMin=0", async () => {
         const cases: [number, number, number | undefined, boolean][] = [
           // n, sigma, the bits expected (undefined: sent unpacked), a byte the samples miss
@@ -363,17 +369,13 @@ describe("GPU sorters' readback", () => {
           placed.release();
         }
       });
-    } finally {
-      await executor.close();
-    }
+    });
   }, 120_000);
 });
 
 describe("gpu-dc7's class merges, made piece by piece as the SA's pieces are read back", () => {
   gpuIt("a text whose smallest suffixes all start in the classes: each piece reads its runs up to its end", async (gpu) => {
-    const heap = new SharedHeap(8 << 20);
-    const executor = new PiscinaExecutor(heap, 2);
-    try {
+    await withWorkers(8 << 20, async (heap, executor) => {
       // positions = 0, 3, 5, 6 mod 7 (the classes) hold bytes below those at 1, 2, 4 (the sample),
       // so the SA's first 4/7 come from the merged classes alone: piece [from, to) of the last
       // merge reads the classes' run up to entry to - 1, the most a piece may need
@@ -389,18 +391,14 @@ describe("gpu-dc7's class merges, made piece by piece as the SA's pieces are rea
           placed.release();
         }
       });
-    } finally {
-      await executor.close();
-    }
+    });
   }, 60_000);
 });
 
 describe("gpu-transfer (the transfer floor of sufsort bench --floor)", () => {
   gpuIt("uploads the text and delivers the identity into the SA region, packed or not, the heap past its scratch untouched", async (gpu) => {
     const { transferFloor } = await import("../../src/gpu/algorithms/transfer.js");
-    const heap = new SharedHeap(8 << 20);
-    const executor = new PiscinaExecutor(heap, 2);
-    try {
+    await withWorkers(8 << 20, async (heap, executor) => {
       // packed text (4 symbols) and packed readback through small chunks; then neither
       // (the identity written in windows of 64 entries too, as an array beyond one binding is)
       for (const tuning of ["io.packTextMin=0,io.packMin=0,io.packedChunk=64", "io.packTextMin=1000000000,io.packMin=1000000000,transfer.window=64"]) {
@@ -416,9 +414,7 @@ describe("gpu-transfer (the transfer floor of sufsort bench --floor)", () => {
           }
         });
       }
-    } finally {
-      await executor.close();
-    }
+    });
   }, 60_000);
 });
 

@@ -161,7 +161,11 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
   if (freeSlots >= denseStage1Slots<C>(k)) {
     const textChunks = mailbox != 0 && sizeof<C>() == 1 ? chunksFor(n - 1) : 0;
     const shared = textChunks != 0 && freeSlots >= denseStage1Slots<C>(k) + textChunks * DENSE_CHUNK_SLOTS;
-    m = sortLmsSubstringsDense<C>(t, sa, n, k, workspace, mailbox, shared ? textChunks : 0);
+    // The helper's ring at the top of the free slots, above the tables.
+    const ring = shared && freeSlots >= denseStage1Slots<C>(k) + textChunks * DENSE_CHUNK_SLOTS + RING_SLOTS
+      ? workspace + (<usize>(freeSlots - RING_SLOTS) << 2)
+      : 0;
+    m = sortLmsSubstringsDense<C>(t, sa, n, k, workspace, mailbox, shared ? textChunks : 0, ring);
   } else {
     m = sortLmsSubstringsByInduction<C>(t, sa, n, fs, k, counts, buckets, freeSlots, workspace, mailbox);
   }
@@ -244,7 +248,9 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
   }
   // Reduced strings have large alphabets: their bucket counters and targets miss the cache as
   // much as T does, and the two-pass scan measured slower there than the plain one.
-  if (sizeof<C>() == 1 && freeSlots >= 2 * INDUCE_BLOCK) {
+  if (sizeof<C>() == 1 && mailbox != 0 && n >= 2 * CHUNK_ENTRIES && freeSlots >= 2 * INDUCE_BLOCK + RING_SLOTS) {
+    induceFinalShared(t, sa, n, counts, buckets, mailbox, workspace, workspace + (<usize>(freeSlots - RING_SLOTS) << 2));
+  } else if (sizeof<C>() == 1 && freeSlots >= 2 * INDUCE_BLOCK) {
     induceFinalBlocked<C>(t, sa, n, counts, buckets, k, workspace);
   } else {
     induceFinal<C>(t, sa, n, counts, buckets, k);
@@ -378,7 +384,7 @@ function sortLmsSubstringsByInduction<C>(t: usize, sa: usize, n: i32, fs: i32, k
  * denseStage1Slots<C>(k) free slots, and `chunks` * DENSE_CHUNK_SLOTS after them when the helper
  * shares the counting (byte texts).
  */
-function sortLmsSubstringsDense<C>(t: usize, sa: usize, n: i32, k: i32, work: usize, mailbox: usize, chunks: i32): i32 {
+function sortLmsSubstringsDense<C>(t: usize, sa: usize, n: i32, k: i32, work: usize, mailbox: usize, chunks: i32, ring: usize): i32 {
   const counts = work; // [4c + class]
   const regions = work + (<usize>(4 * k) << 2); // region r = 2c + which: head [2r], last class [2r + 1]
   const cache = regions + (<usize>(4 * k) << 2); // the scans' text pairs
@@ -450,7 +456,9 @@ function sortLmsSubstringsDense<C>(t: usize, sa: usize, n: i32, k: i32, work: us
     store<i32>(region, 0, 4);
     put(sa, pos, (n - 1) | MARK);
   }
-  const d = denseScan<C>(t, sa, n, regions, cache, 0, left, 0, false);
+  if (ring != 0) startPrefetch(mailbox, t, sa, n, 0, left, false, true, ring);
+  const d = denseScan<C>(t, sa, n, regions, cache, 0, left, 0, false, mailbox, ring);
+  if (ring != 0) finishPrefetch(mailbox);
 
   // The SL marks say "differs from the entry below"; the S scan reads downwards and needs "differs
   // from the entry above", the top one of each symbol marked.
@@ -473,7 +481,9 @@ function sortLmsSubstringsDense<C>(t: usize, sa: usize, n: i32, k: i32, work: us
   }
 
   // S scan.
-  denseScan<C>(t, sa, n, regions, cache, left + 1, right, d, true);
+  if (ring != 0) startPrefetch(mailbox, t, sa, n, left + 1, right, true, true, ring);
+  denseScan<C>(t, sa, n, regions, cache, left + 1, right, d, true, mailbox, ring);
+  if (ring != 0) finishPrefetch(mailbox);
 
   // The output's marks say "differs from the entry above" (written downwards), and the top entry
   // of each symbol is marked: shifted up by one, they are NEW_NAME.
@@ -558,18 +568,20 @@ function countAndGather<C>(t: usize, sa: usize, from: i32, to: i32, toIsS: i32, 
  * was loaded (at or past `dirty`) loads it again, and so does a slot not yet written (its stale
  * value is clamped to a readable position). Returns the count of marks read.
  */
-@inline function denseScan<C>(t: usize, sa: usize, n: i32, regions: usize, cache: usize, from: i32, to: i32, d: i32, sScan: bool): i32 {
-  const pairBytes: usize = sizeof<C>() == 1 ? 2 : 8;
+@inline function denseScan<C>(t: usize, sa: usize, n: i32, regions: usize, cache: usize, from: i32, to: i32, d: i32, sScan: bool, mailbox: usize, ring: usize): i32 {
   for (let block = 0; block < to - from; block += INDUCE_BLOCK) {
     const start = sScan ? max(to - block - INDUCE_BLOCK, from) : from + block;
     const end = sScan ? to - block : min(start + INDUCE_BLOCK, to);
-    for (let i = start; i < end; i++) {
-      const p = get(sa, i) & ~MARK;
-      const q = select<i32>(p, 2, <u32>(p - 2) < <u32>(n - 2));
-      if (sizeof<C>() == 1) {
-        store<u16>(cache + (<usize>(i - start) << 1), load<u16>(t + <usize>(q - 2)));
-      } else {
-        store<u64>(cache + (<usize>(i - start) << 3), load<u64>(t + (<usize>(q - 2) << 2)));
+    if (sizeof<C>() == 1 && ring != 0) {
+      prefetchedPairs(t, sa, n, mailbox, ring, cache, block / INDUCE_BLOCK, start, end, true);
+    } else {
+      for (let i = start; i < end; i++) {
+        const q = pairPosition(get(sa, i), n, true);
+        if (sizeof<C>() == 1) {
+          store<u16>(cache + (<usize>(i - start) << 1), load<u16>(t + <usize>(q - 2)));
+        } else {
+          store<u64>(cache + (<usize>(i - start) << 3), load<u64>(t + (<usize>(q - 2) << 2)));
+        }
       }
     }
     let dirty = sScan ? start - 1 : end;
@@ -773,49 +785,236 @@ function induceFinalBlocked<C>(t: usize, sa: usize, n: i32, counts: usize, bucke
   bucketBounds<C>(t, n, counts, buckets, k, false);
   induceL<C>(t, sa, buckets, n - 1); // the sentinel's predecessor
   for (let start = 0; start < n; start += INDUCE_BLOCK) {
-    const end = min(start + INDUCE_BLOCK, n);
-    for (let i = start; i < end; i++) {
-      const p = get(sa, i);
-      store<u64>(cache + (<usize>(i - start) << 3), pairBefore<C>(t, select<i32>(p, 2, p > 0)));
+    induceWindowL<C>(t, sa, buckets, cache, start, min(start + INDUCE_BLOCK, n));
+  }
+  bucketBounds<C>(t, n, counts, buckets, k, true);
+  for (let end = n; end > 0; end -= INDUCE_BLOCK) {
+    induceWindowS<C>(t, sa, buckets, cache, max(end - INDUCE_BLOCK, 0), end);
+  }
+}
+
+/** induceFinalBlocked's L scan over SA[start..end) (at most INDUCE_BLOCK entries). */
+@inline function induceWindowL<C>(t: usize, sa: usize, buckets: usize, cache: usize, start: i32, end: i32): void {
+  cacheWindowPairs<C>(t, sa, cache, start, end);
+  induceCachedL<C>(t, sa, buckets, cache, start, end);
+}
+
+/** induceFinalBlocked's S scan over SA[start..end), downwards (at most INDUCE_BLOCK entries). */
+@inline function induceWindowS<C>(t: usize, sa: usize, buckets: usize, cache: usize, start: i32, end: i32): void {
+  cacheWindowPairs<C>(t, sa, cache, start, end);
+  induceCachedS<C>(t, sa, buckets, cache, start, end);
+}
+
+/** The first pass: the pair of every entry of SA[start..end) into `cache` (an entry p <= 0 gets
+ * one that is never used). */
+@inline function cacheWindowPairs<C>(t: usize, sa: usize, cache: usize, start: i32, end: i32): void {
+  for (let i = start; i < end; i++) {
+    const p = get(sa, i);
+    store<u64>(cache + (<usize>(i - start) << 3), pairBefore<C>(t, select<i32>(p, 2, p > 0)));
+  }
+}
+
+/** The second pass of the L scan over a window whose pairs are cached. */
+@inline function induceCachedL<C>(t: usize, sa: usize, buckets: usize, cache: usize, start: i32, end: i32): void {
+  let dirty = end;
+  for (let i = start; i < end; i++) {
+    const p = get(sa, i);
+    put(sa, i, ~p);
+    if (p > 0) {
+      const pair = i < dirty ? load<u64>(cache + (<usize>(i - start) << 3)) : pairBefore<C>(t, p);
+      const j = p - 1;
+      const c = pairLast<C>(pair);
+      const pos = get(buckets, c);
+      put(buckets, c, pos + 1);
+      put(sa, pos, select<i32>(~j, j, (j > 0) & (pairFirst<C>(pair) < c)));
+      dirty = min(dirty, pos);
     }
-    let dirty = end;
-    for (let i = start; i < end; i++) {
-      const p = get(sa, i);
+  }
+}
+
+/** The second pass of the S scan over a window whose pairs are cached (downwards). */
+@inline function induceCachedS<C>(t: usize, sa: usize, buckets: usize, cache: usize, start: i32, end: i32): void {
+  let dirty = start - 1;
+  for (let i = end - 1; i >= start; i--) {
+    const p = get(sa, i);
+    if (p > 0) {
+      const pair = i > dirty ? load<u64>(cache + (<usize>(i - start) << 3)) : pairBefore<C>(t, p);
+      const j = p - 1;
+      const c = pairLast<C>(pair);
+      const pos = get(buckets, c) - 1;
+      put(buckets, c, pos);
+      put(sa, pos, select<i32>(~j, j, (j == 0) | (pairFirst<C>(pair) > c)));
+      dirty = max(dirty, pos);
+    } else {
       put(sa, i, ~p);
-      if (p > 0) {
-        const pair = i < dirty ? load<u64>(cache + (<usize>(i - start) << 3)) : pairBefore<C>(t, p);
-        const j = p - 1;
-        const c = pairLast<C>(pair);
-        const pos = get(buckets, c);
-        put(buckets, c, pos + 1);
-        put(sa, pos, select<i32>(~j, j, (j > 0) & (pairFirst<C>(pair) < c)));
-        dirty = min(dirty, pos);
+    }
+  }
+}
+
+// induceFinalBlocked with the helper (byte texts): both scans read their windows' text pairs
+// through prefetchedPairs (see "prefetching a scan's text pairs" below).
+function induceFinalShared(t: usize, sa: usize, n: i32, counts: usize, buckets: usize, mailbox: usize, cache: usize, ring: usize): void {
+  bucketBounds<u8>(t, n, counts, buckets, BYTE_ALPHABET, false);
+  induceL<u8>(t, sa, buckets, n - 1); // the sentinel's predecessor
+  startPrefetch(mailbox, t, sa, n, 0, n, false, false, ring);
+  for (let w = 0; w * INDUCE_BLOCK < n; w++) {
+    const start = windowStart(0, n, w, false);
+    const end = windowEnd(0, n, w, false);
+    prefetchedPairs(t, sa, n, mailbox, ring, cache, w, start, end, false);
+    induceCachedL<u8>(t, sa, buckets, cache, start, end);
+  }
+  finishPrefetch(mailbox);
+  bucketBounds<u8>(t, n, counts, buckets, BYTE_ALPHABET, true);
+  startPrefetch(mailbox, t, sa, n, 0, n, true, false, ring);
+  for (let w = 0; w * INDUCE_BLOCK < n; w++) {
+    const start = windowStart(0, n, w, true);
+    const end = windowEnd(0, n, w, true);
+    prefetchedPairs(t, sa, n, mailbox, ring, cache, w, start, end, false);
+    induceCachedS<u8>(t, sa, buckets, cache, start, end);
+  }
+  finishPrefetch(mailbox);
+}
+
+// ---- prefetching a scan's text pairs -----------------------------------------------------------
+// The induction scans of byte levels are bound by the random loads of the text pairs
+// (T[p-2], T[p-1]) of their entries, which they load window by window before inducing from them.
+// With the helper, the helper loads every second window's pairs ahead of the scan into a ring in
+// the workspace, and the scan loads the others itself. A ring entry keeps the entry it was loaded
+// for (the pair is a function of it), and the scan takes the pair only where its entry is still
+// that one: an entry written after the helper read the slot is loaded by the scan. So the result
+// never depends on the helper's timing; without the helper the scan loads every window itself.
+//
+// Ring (RING_SLOTS at `ring`): RING_WINDOWS windows of INDUCE_BLOCK u64 (entry << 32 | pair) and
+// a tag per window (1 + the window's number once its pairs are written). The helper writes window
+// w only while the scan is past window w - RING_WINDOWS (MAIL_SCAN_WINDOW, which the scan
+// publishes), and the scan reads a window's pairs only after its tag, so they never touch one
+// window at once; tags and the scan's window are atomic, which orders the plain stores. The
+// helper also publishes the window it is loading (MAIL_HELPER_WINDOW): the scan waits a little
+// for that one instead of loading it too.
+
+/** Windows of the ring. */
+@inline const RING_WINDOWS: i32 = 32;
+/** Slots of the ring. */
+@inline const RING_SLOTS: i32 = RING_WINDOWS * (2 * INDUCE_BLOCK + 1);
+/** The scan loads every SCAN_SHARE-th window itself, the helper the others (its windows cost it
+ * about as much as the scan's own window and inducing two). */
+@inline const SCAN_SHARE: i32 = 2;
+/** The scan publishes its window every SCAN_PUBLISH windows. */
+@inline const SCAN_PUBLISH: i32 = 4;
+/** Polls of the tag of the window the helper is loading before the scan loads it itself. */
+@inline const RING_POLLS: i32 = 1 << 13;
+
+@inline function ringPairs(ring: usize, window: i32): usize {
+  return ring + (<usize>((window % RING_WINDOWS) * INDUCE_BLOCK) << 3);
+}
+
+@inline function ringTag(ring: usize, window: i32): usize {
+  return ring + (<usize>(RING_WINDOWS * 2 * INDUCE_BLOCK + window % RING_WINDOWS) << 2);
+}
+
+/** Window w of a scan over SA[from..to): upwards [from + w B, ..), downwards (.., to - w B]. */
+@inline function windowStart(from: i32, to: i32, w: i32, down: bool): i32 {
+  return down ? max(to - (w + 1) * INDUCE_BLOCK, from) : from + w * INDUCE_BLOCK;
+}
+
+@inline function windowEnd(from: i32, to: i32, w: i32, down: bool): i32 {
+  return down ? to - w * INDUCE_BLOCK : min(from + (w + 1) * INDUCE_BLOCK, to);
+}
+
+/** The position whose pair (T[q-2], T[q-1]) an entry needs: in the final scans p = the entry
+ * (p <= 0 needs none); in the dense scans p = the entry without its mark, clamped (see denseScan). */
+@inline function pairPosition(v: i32, n: i32, dense: bool): i32 {
+  if (dense) {
+    const p = v & ~MARK;
+    return select<i32>(p, 2, <u32>(p - 2) < <u32>(n - 2));
+  }
+  return select<i32>(v, 2, v > 0);
+}
+
+/** Clears the ring and posts the helper's part of a scan over SA[from..to). */
+function startPrefetch(mailbox: usize, t: usize, sa: usize, n: i32, from: i32, to: i32, down: bool, dense: bool, ring: usize): void {
+  memory.fill(ringTag(ring, 0), 0, <usize>RING_WINDOWS << 2);
+  atomic.store<i32>(mailbox + MAIL_SCAN_WINDOW, 0);
+  atomic.store<i32>(mailbox + MAIL_HELPER_WINDOW, 0);
+  atomic.store<i32>(mailbox + MAIL_RING, <i32>ring);
+  const flags = (<i32>down) | (<i32>dense << 1);
+  postCommand(mailbox, COMMAND_PREFETCH, t, flags, sa, n, from, to - from, 1);
+}
+
+/** Tells the helper that the scan is over, and waits for it to leave the ring if it started. */
+function finishPrefetch(mailbox: usize): void {
+  atomic.store<i32>(mailbox + MAIL_SCAN_WINDOW, i32.MAX_VALUE);
+  finishChunks(mailbox, COMMAND_PREFETCH, 0, 0, 0, 0, 0, 0, 1, 0);
+}
+
+/**
+ * The pairs of window w = SA[start..end) into `cache` (u16 per entry in the dense scans, u64 in
+ * the final ones): from the ring where the helper loaded them for the same entry, else loaded
+ * here. Publishes the scan's window first. Without a ring (0) it loads them all.
+ */
+@inline function prefetchedPairs(t: usize, sa: usize, n: i32, mailbox: usize, ring: usize, cache: usize, w: i32, start: i32, end: i32, dense: bool): void {
+  let ready = false;
+  if (ring != 0) {
+    // Published every few windows only: a seq-cst store waits for the scan's pending stores.
+    if (w % SCAN_PUBLISH == 0) atomic.store<i32>(mailbox + MAIL_SCAN_WINDOW, w);
+    if (w % SCAN_SHARE != 0) {
+      // The helper's window: ready, or being loaded (wait a little), or not reached (load here).
+      const tag = ringTag(ring, w);
+      ready = atomic.load<i32>(tag) == w + 1;
+      if (!ready && atomic.load<i32>(mailbox + MAIL_HELPER_WINDOW) == w) {
+        for (let polls = 0; !ready && polls < RING_POLLS; polls++) ready = atomic.load<i32>(tag) == w + 1;
       }
     }
   }
-
-  bucketBounds<C>(t, n, counts, buckets, k, true);
-  for (let end = n; end > 0; end -= INDUCE_BLOCK) {
-    const start = max(end - INDUCE_BLOCK, 0);
+  if (ready) {
+    const pairs = ringPairs(ring, w);
     for (let i = start; i < end; i++) {
-      const p = get(sa, i);
-      store<u64>(cache + (<usize>(i - start) << 3), pairBefore<C>(t, select<i32>(p, 2, p > 0)));
+      const v = get(sa, i);
+      const loaded = load<u64>(pairs + (<usize>(i - start) << 3));
+      const pair = <i32>(loaded >> 32) == v ? <u32>loaded : <u32>load<u16>(t + <usize>(pairPosition(v, n, dense) - 2));
+      storePair(cache, i - start, pair, dense);
     }
-    let dirty = start - 1;
-    for (let i = end - 1; i >= start; i--) {
-      const p = get(sa, i);
-      if (p > 0) {
-        const pair = i > dirty ? load<u64>(cache + (<usize>(i - start) << 3)) : pairBefore<C>(t, p);
-        const j = p - 1;
-        const c = pairLast<C>(pair);
-        const pos = get(buckets, c) - 1;
-        put(buckets, c, pos);
-        put(sa, pos, select<i32>(~j, j, (j == 0) | (pairFirst<C>(pair) > c)));
-        dirty = max(dirty, pos);
-      } else {
-        put(sa, i, ~p);
-      }
+  } else {
+    for (let i = start; i < end; i++) {
+      storePair(cache, i - start, <u32>load<u16>(t + <usize>(pairPosition(get(sa, i), n, dense) - 2)), dense);
     }
+  }
+}
+
+@inline function storePair(cache: usize, x: i32, pair: u32, dense: bool): void {
+  if (dense) {
+    store<u16>(cache + (<usize>x << 1), <u16>pair);
+  } else {
+    store<u64>(cache + (<usize>x << 3), <u64>pair);
+  }
+}
+
+/** The helper's part of a scan: its windows (those not a multiple of SCAN_SHARE) ahead of the
+ * scan, at most RING_WINDOWS - 1 ahead; their entries and pairs go into the ring. It skips to the
+ * scan's window whenever the scan passed it, and returns once the scan is over. */
+function prefetchScan(t: usize, sa: usize, n: i32, from: i32, to: i32, flags: i32, mailbox: usize): void {
+  const down = (flags & 1) != 0;
+  const dense = (flags & 2) != 0;
+  const ring = <usize><u32>atomic.load<i32>(mailbox + MAIL_RING);
+  const windows = (to - from + INDUCE_BLOCK - 1) / INDUCE_BLOCK;
+  let w = 1;
+  for (;;) {
+    const scan = atomic.load<i32>(mailbox + MAIL_SCAN_WINDOW);
+    if (scan >= windows) return;
+    w = max(w, scan + 1);
+    if (w % SCAN_SHARE == 0) w++;
+    if (w >= windows || w >= scan + RING_WINDOWS) continue; // past the ring's end: wait
+    atomic.store<i32>(mailbox + MAIL_HELPER_WINDOW, w);
+    const pairs = ringPairs(ring, w);
+    const start = windowStart(from, to, w, down);
+    const end = windowEnd(from, to, w, down);
+    for (let i = start; i < end; i++) {
+      const v = get(sa, i);
+      const pair = <u64>load<u16>(t + <usize>(pairPosition(v, n, dense) - 2));
+      store<u64>(pairs + (<usize>(i - start) << 3), (<u64><u32>v << 32) | pair);
+    }
+    atomic.store<i32>(ringTag(ring, w), w + 1);
+    w++;
   }
 }
 
@@ -922,7 +1121,8 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 // LMS substrings' lengths, marking where their names change (the text comparisons: random loads),
 // writing the names, and mapping the reduced suffix array back to text positions; on levels with
 // at least 2 * CHUNK_ENTRIES LMS positions (or positions, for the scans of the text). The
-// induction scans stay sequential. The main thread posts a step to the mailbox; both threads
+// induction scans stay sequential, but on byte levels the helper loads text pairs ahead of them
+// (see "prefetching a scan's text pairs"). The main thread posts a step to the mailbox; both threads
 // claim its chunks one at a time, and the main thread, out of chunks, waits only for chunks the
 // helper has claimed and is running. It never waits for a helper that has not started (or never
 // starts): it then does every chunk itself, so the result does not depend on the helper's timing.
@@ -947,6 +1147,9 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 @inline const MAIL_M: usize = 24;
 @inline const MAIL_CHUNKS: usize = 28;
 @inline const MAIL_ENTRIES: usize = 32;
+@inline const MAIL_SCAN_WINDOW: usize = 36; // the window a prefetched scan reads (prefetchedPairs)
+@inline const MAIL_RING: usize = 40; // that scan's ring
+@inline const MAIL_HELPER_WINDOW: usize = 44; // the window the helper loads into the ring
 @inline const MAIL_CLAIM: usize = 64; // own cache line: both threads hammer it
 @inline const MAIL_DONE: usize = 128;
 @inline const MAIL_COUNTS: usize = 192;
@@ -972,6 +1175,7 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 @inline const COMMAND_COUNT_LMS: i32 = 6;
 @inline const COMMAND_PLACE_LMS: i32 = 7;
 @inline const COMMAND_DENSE_COUNT: i32 = 8;
+@inline const COMMAND_PREFETCH: i32 = 9;
 
 /** The sign bit of an SA[0..m) entry marks an LMS substring that differs from its predecessor. */
 @inline const NEW_NAME: i32 = 0x80000000;
@@ -1025,6 +1229,12 @@ function postCommand(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize, 
  * is done. */
 function shareChunks(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize, n: i32, m: i32, entries: i32, chunks: i32, cache: usize): void {
   postCommand(mailbox, kind, t, wide, sa, n, m, entries, chunks);
+  finishChunks(mailbox, kind, t, wide, sa, n, m, entries, chunks, cache);
+}
+
+/** The main thread's part of a posted step: the chunks the helper has not claimed, then a wait
+ * for those it has. */
+function finishChunks(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize, n: i32, m: i32, entries: i32, chunks: i32, cache: usize): void {
   for (;;) {
     const c = <i32>atomic.add<i64>(mailbox + MAIL_CLAIM, 1);
     if (c >= chunks) break;
@@ -1069,6 +1279,8 @@ function runChunk(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize, n: 
     writeNames(sa, m, from, to, load<i32>(count));
   } else if (kind == COMMAND_MAP_RANKS) {
     mapRanks(sa, t, from, to);
+  } else if (kind == COMMAND_PREFETCH) {
+    prefetchScan(t, sa, n, m, m + entries, wide, mailbox); // m: the scan's first slot; wide: flags
   }
 }
 

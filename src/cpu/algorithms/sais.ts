@@ -10,7 +10,8 @@
 //
 // With two or more threads (and n >= HELPER_MIN_TEXT) the kernel runs on one worker and its
 // helper (asm/sais.ts saisHelper: it takes chunks of stage 1's LMS placement, of the naming and of
-// the mapping back, on every level long enough) on another; they share a mailbox of
+// the mapping back, on every level long enough, and loads text pairs ahead of the byte levels'
+// induction scans) on another; they share a mailbox of
 // SAIS_HELPER_BYTES placed after the workspace, 64-byte aligned. The kernel never waits for a
 // helper that has not started, so the result is the same whether the helper runs at once, late or
 // never; the host posts the helper's exit itself too, should the kernel fail.
@@ -85,7 +86,7 @@ export function runSais(
 export const saisSorter: SuffixSorter = {
   name: "sais",
   engine: "cpu",
-  description: "SA-IS (Nong-Zhang-Chan induced sorting), WebAssembly, O(n) time; with 2+ threads a helper thread takes chunks of its counting, naming and mapping steps",
+  description: "SA-IS (Nong-Zhang-Chan induced sorting), WebAssembly, O(n) time; with 2+ threads a helper thread takes chunks of its counting, naming and mapping steps and prefetches its induction scans' text",
   maxLength: SAIS_WASM_MAX_LENGTH,
   scratchBytes(n: number): number {
     return 4 * saisWorkspaceSlots(n) + SCRATCH_ALIGNMENT_GAP + SAIS_HELPER_BYTES;

@@ -248,10 +248,12 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
   }
   // Reduced strings have large alphabets: their bucket counters and targets miss the cache as
   // much as T does, and the two-pass scan measured slower there than the plain one.
-  if (sizeof<C>() == 1 && mailbox != 0 && n >= 2 * CHUNK_ENTRIES && freeSlots >= 2 * INDUCE_BLOCK + RING_SLOTS) {
-    induceFinalShared(t, sa, n, counts, buckets, mailbox, workspace, workspace + (<usize>(freeSlots - RING_SLOTS) << 2));
-  } else if (sizeof<C>() == 1 && freeSlots >= 2 * INDUCE_BLOCK) {
-    induceFinalBlocked<C>(t, sa, n, counts, buckets, k, workspace);
+  if (sizeof<C>() == 1 && freeSlots >= 2 * INDUCE_BLOCK) {
+    // The helper's ring at the top of the free slots, above the block cache.
+    const ring = mailbox != 0 && n >= 2 * CHUNK_ENTRIES && freeSlots >= 2 * INDUCE_BLOCK + RING_SLOTS
+      ? workspace + (<usize>(freeSlots - RING_SLOTS) << 2)
+      : 0;
+    induceFinalBlocked(t, sa, n, counts, buckets, k, workspace, mailbox, ring);
   } else {
     induceFinal<C>(t, sa, n, counts, buckets, k);
   }
@@ -572,16 +574,11 @@ function countAndGather<C>(t: usize, sa: usize, from: i32, to: i32, toIsS: i32, 
   for (let block = 0; block < to - from; block += INDUCE_BLOCK) {
     const start = sScan ? max(to - block - INDUCE_BLOCK, from) : from + block;
     const end = sScan ? to - block : min(start + INDUCE_BLOCK, to);
-    if (sizeof<C>() == 1 && ring != 0) {
+    if (sizeof<C>() == 1) {
       prefetchedPairs(t, sa, n, mailbox, ring, cache, block / INDUCE_BLOCK, start, end, true);
     } else {
       for (let i = start; i < end; i++) {
-        const q = pairPosition(get(sa, i), n, true);
-        if (sizeof<C>() == 1) {
-          store<u16>(cache + (<usize>(i - start) << 1), load<u16>(t + <usize>(q - 2)));
-        } else {
-          store<u64>(cache + (<usize>(i - start) << 3), load<u64>(t + (<usize>(q - 2) << 2)));
-        }
+        store<u64>(cache + (<usize>(i - start) << 3), load<u64>(t + (<usize>(pairPosition(get(sa, i), n, true) - 2) << 2)));
       }
     }
     let dirty = sScan ? start - 1 : end;
@@ -781,37 +778,28 @@ function induceFinal<C>(t: usize, sa: usize, n: i32, counts: usize, buckets: usi
 // many cache misses are in flight at once: suffix sorting is bound by their latency), the second
 // pass induces from the cached pairs. An entry written into the block after its pair was cached
 // makes that pair stale: `dirty` bounds the positions written so far, whose pairs are reloaded.
-function induceFinalBlocked<C>(t: usize, sa: usize, n: i32, counts: usize, buckets: usize, k: i32, cache: usize): void {
-  bucketBounds<C>(t, n, counts, buckets, k, false);
-  induceL<C>(t, sa, buckets, n - 1); // the sentinel's predecessor
-  for (let start = 0; start < n; start += INDUCE_BLOCK) {
-    induceWindowL<C>(t, sa, buckets, cache, start, min(start + INDUCE_BLOCK, n));
+// Byte texts only. With a ring (0: none), the helper loads pairs ahead of both scans (see
+// "prefetching a scan's text pairs").
+function induceFinalBlocked(t: usize, sa: usize, n: i32, counts: usize, buckets: usize, k: i32, cache: usize, mailbox: usize, ring: usize): void {
+  bucketBounds<u8>(t, n, counts, buckets, k, false);
+  induceL<u8>(t, sa, buckets, n - 1); // the sentinel's predecessor
+  if (ring != 0) startPrefetch(mailbox, t, sa, n, 0, n, false, false, ring);
+  for (let w = 0; w * INDUCE_BLOCK < n; w++) {
+    const start = windowStart(0, n, w, false);
+    const end = windowEnd(0, n, w, false);
+    prefetchedPairs(t, sa, n, mailbox, ring, cache, w, start, end, false);
+    induceCachedL<u8>(t, sa, buckets, cache, start, end);
   }
-  bucketBounds<C>(t, n, counts, buckets, k, true);
-  for (let end = n; end > 0; end -= INDUCE_BLOCK) {
-    induceWindowS<C>(t, sa, buckets, cache, max(end - INDUCE_BLOCK, 0), end);
+  if (ring != 0) finishPrefetch(mailbox);
+  bucketBounds<u8>(t, n, counts, buckets, k, true);
+  if (ring != 0) startPrefetch(mailbox, t, sa, n, 0, n, true, false, ring);
+  for (let w = 0; w * INDUCE_BLOCK < n; w++) {
+    const start = windowStart(0, n, w, true);
+    const end = windowEnd(0, n, w, true);
+    prefetchedPairs(t, sa, n, mailbox, ring, cache, w, start, end, false);
+    induceCachedS<u8>(t, sa, buckets, cache, start, end);
   }
-}
-
-/** induceFinalBlocked's L scan over SA[start..end) (at most INDUCE_BLOCK entries). */
-@inline function induceWindowL<C>(t: usize, sa: usize, buckets: usize, cache: usize, start: i32, end: i32): void {
-  cacheWindowPairs<C>(t, sa, cache, start, end);
-  induceCachedL<C>(t, sa, buckets, cache, start, end);
-}
-
-/** induceFinalBlocked's S scan over SA[start..end), downwards (at most INDUCE_BLOCK entries). */
-@inline function induceWindowS<C>(t: usize, sa: usize, buckets: usize, cache: usize, start: i32, end: i32): void {
-  cacheWindowPairs<C>(t, sa, cache, start, end);
-  induceCachedS<C>(t, sa, buckets, cache, start, end);
-}
-
-/** The first pass: the pair of every entry of SA[start..end) into `cache` (an entry p <= 0 gets
- * one that is never used). */
-@inline function cacheWindowPairs<C>(t: usize, sa: usize, cache: usize, start: i32, end: i32): void {
-  for (let i = start; i < end; i++) {
-    const p = get(sa, i);
-    store<u64>(cache + (<usize>(i - start) << 3), pairBefore<C>(t, select<i32>(p, 2, p > 0)));
-  }
+  if (ring != 0) finishPrefetch(mailbox);
 }
 
 /** The second pass of the L scan over a window whose pairs are cached. */
@@ -849,30 +837,6 @@ function induceFinalBlocked<C>(t: usize, sa: usize, n: i32, counts: usize, bucke
       put(sa, i, ~p);
     }
   }
-}
-
-// induceFinalBlocked with the helper (byte texts): both scans read their windows' text pairs
-// through prefetchedPairs (see "prefetching a scan's text pairs" below).
-function induceFinalShared(t: usize, sa: usize, n: i32, counts: usize, buckets: usize, mailbox: usize, cache: usize, ring: usize): void {
-  bucketBounds<u8>(t, n, counts, buckets, BYTE_ALPHABET, false);
-  induceL<u8>(t, sa, buckets, n - 1); // the sentinel's predecessor
-  startPrefetch(mailbox, t, sa, n, 0, n, false, false, ring);
-  for (let w = 0; w * INDUCE_BLOCK < n; w++) {
-    const start = windowStart(0, n, w, false);
-    const end = windowEnd(0, n, w, false);
-    prefetchedPairs(t, sa, n, mailbox, ring, cache, w, start, end, false);
-    induceCachedL<u8>(t, sa, buckets, cache, start, end);
-  }
-  finishPrefetch(mailbox);
-  bucketBounds<u8>(t, n, counts, buckets, BYTE_ALPHABET, true);
-  startPrefetch(mailbox, t, sa, n, 0, n, true, false, ring);
-  for (let w = 0; w * INDUCE_BLOCK < n; w++) {
-    const start = windowStart(0, n, w, true);
-    const end = windowEnd(0, n, w, true);
-    prefetchedPairs(t, sa, n, mailbox, ring, cache, w, start, end, false);
-    induceCachedS<u8>(t, sa, buckets, cache, start, end);
-  }
-  finishPrefetch(mailbox);
 }
 
 // ---- prefetching a scan's text pairs -----------------------------------------------------------

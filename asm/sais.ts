@@ -16,9 +16,10 @@
 //             the workspace. Otherwise (sortLmsSubstringsByInduction):
 //             SA[0..n) induced-sorting area; buckets (k counts, then k pointers when 2k fit) at
 //             the end of the workspace: SA[n + fs - k ..) and SA[n + fs - 2k ..); the block
-//             caches of naming (every level) and of the final induction (level 0 only) at its
-//             start, SA[n ..), when they fit (3 * NAME_BLOCK, 2 * INDUCE_BLOCK slots; otherwise
-//             plain loops are used). With the helper, stage 1's placement first counts in
+//             caches of naming (every level) and of the final induction (byte levels, and
+//             reduced ones with the helper's ring) at its start, SA[n ..), when they fit
+//             (3 * NAME_BLOCK, INDUCE_BLOCK slots; otherwise plain loops are used); the
+//             helper's ring (RING_SLOTS) at the top of the free slots. With the helper, stage 1's placement first counts in
 //             tables of 2 * 256 slots per chunk at SA[n ..) (placeLmsShared).
 //   naming    sorted LMS positions in SA[0..m), their names at SA[m + (p >> 1)]. When n <= 2^30
 //             and 2k slots are free, stage 1's induction names the LMS substrings as it sorts them
@@ -54,7 +55,7 @@ export const NEEDS_WORKSPACE: i32 = -1;
 @inline const NAME_BLOCK: i32 = 1024;
 
 /** Entries per block of the two-pass induction scans (see induceFinalBlocked); the block's cache
- * of 8-byte text pairs lives at the start of the workspace when it fits. */
+ * of steps (stepAt) lives at the start of the workspace when it fits. */
 @inline const INDUCE_BLOCK: i32 = 1024;
 
 export function sais(textPtr: usize, saPtr: usize, n: i32, fs: i32, mailbox: usize): i32 {
@@ -82,20 +83,31 @@ export function sais(textPtr: usize, saPtr: usize, n: i32, fs: i32, mailbox: usi
   store<i32>(a + (<usize>i << 2), v);
 }
 
-/** T[p-2] and T[p-1] in one load (p >= 1; for p = 1 the unused T[-1] must be readable). */
-@inline function pairBefore<C>(t: usize, p: i32): u64 {
-  if (sizeof<C>() == 1) return <u64>load<u16>(t + <usize>(p - 2));
-  return load<u64>(t + (<usize>(p - 2) << 2));
+// An induction step from entry q needs c = T[q-1] and whether T[q-2] lies above it (L scans:
+// T[q-2] >= c, S scans: T[q-2] > c). A step value holds both in 32 bits: for byte texts the pair
+// (T[q-2], T[q-1]) as one u16 load gives it (the compare is cheap later); for reduced strings
+// c << 1 | that bit (c < 2^30 there). q >= 1; for q = 1 the unused T[-1] must be readable.
+@inline function stepAt<C>(t: usize, q: i32, sScan: bool): u32 {
+  if (sizeof<C>() == 1) return <u32>load<u16>(t + <usize>(q - 2));
+  const pair = load<u64>(t + (<usize>(q - 2) << 2));
+  const c = <u32>(pair >> 32);
+  const before = <u32>pair;
+  return (c << 1) | <u32>(sScan ? before > c : before >= c);
 }
 
-/** T[p-1] of a pair. */
-@inline function pairLast<C>(pair: u64): i32 {
-  return sizeof<C>() == 1 ? <i32>(pair >> 8) : <i32>(pair >> 32);
+/** T[q-1] of a step. */
+@inline function stepSymbol<C>(step: u32): i32 {
+  return sizeof<C>() == 1 ? <i32>(step >> 8) : <i32>(step >> 1);
 }
 
-/** T[p-2] of a pair. */
-@inline function pairFirst<C>(pair: u64): i32 {
-  return sizeof<C>() == 1 ? <i32>(pair & 0xff) : <i32>(<u32>pair);
+/** Whether T[q-2] lies above T[q-1] in the sense of the scan (see stepAt). */
+@inline function stepAbove<C>(step: u32, sScan: bool): bool {
+  if (sizeof<C>() == 1) {
+    const c = step >> 8;
+    const before = step & 0xff;
+    return sScan ? before > c : before >= c;
+  }
+  return (step & 1) != 0;
 }
 
 /** Below this many entries, moves and fills are plain loops (memory.copy is a runtime call). */
@@ -161,8 +173,9 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
   if (freeSlots >= denseStage1Slots<C>(k)) {
     const textChunks = mailbox != 0 && sizeof<C>() == 1 ? chunksFor(n - 1) : 0;
     const shared = textChunks != 0 && freeSlots >= denseStage1Slots<C>(k) + textChunks * DENSE_CHUNK_SLOTS;
-    // The helper's ring at the top of the free slots, above the tables.
-    const ring = shared && freeSlots >= denseStage1Slots<C>(k) + textChunks * DENSE_CHUNK_SLOTS + RING_SLOTS
+    // The helper's ring at the top of the free slots, above the tables (and the chunks' ones).
+    const helped = sizeof<C>() == 1 ? shared : mailbox != 0 && n >= 2 * CHUNK_ENTRIES;
+    const ring = helped && freeSlots >= denseStage1Slots<C>(k) + (shared ? textChunks * DENSE_CHUNK_SLOTS : 0) + RING_SLOTS
       ? workspace + (<usize>(freeSlots - RING_SLOTS) << 2)
       : 0;
     m = sortLmsSubstringsDense<C>(t, sa, n, k, workspace, mailbox, shared ? textChunks : 0, ring);
@@ -246,14 +259,14 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
     }
     while (j > 0) put(sa, --j, 0);
   }
-  // Reduced strings have large alphabets: their bucket counters and targets miss the cache as
-  // much as T does, and the two-pass scan measured slower there than the plain one.
-  if (sizeof<C>() == 1 && freeSlots >= 2 * INDUCE_BLOCK) {
-    // The helper's ring at the top of the free slots, above the block cache.
-    const ring = mailbox != 0 && n >= 2 * CHUNK_ENTRIES && freeSlots >= 2 * INDUCE_BLOCK + RING_SLOTS
-      ? workspace + (<usize>(freeSlots - RING_SLOTS) << 2)
-      : 0;
-    induceFinalBlocked(t, sa, n, counts, buckets, k, workspace, mailbox, ring);
+  // The helper's ring at the top of the free slots, above the block cache. Reduced strings have
+  // large alphabets: their bucket counters and targets miss the cache as much as T does, and the
+  // two-pass scan alone measured slower there than the plain one; with the helper it is faster.
+  const ring = mailbox != 0 && n >= 2 * CHUNK_ENTRIES && freeSlots >= INDUCE_BLOCK + RING_SLOTS
+    ? workspace + (<usize>(freeSlots - RING_SLOTS) << 2)
+    : 0;
+  if (ring != 0 || (sizeof<C>() == 1 && freeSlots >= INDUCE_BLOCK)) {
+    induceFinalBlocked<C>(t, sa, n, counts, buckets, k, workspace, mailbox, ring);
   } else {
     induceFinal<C>(t, sa, n, counts, buckets, k);
   }
@@ -368,9 +381,9 @@ function sortLmsSubstringsByInduction<C>(t: usize, sa: usize, n: i32, fs: i32, k
 // scan counts the marks it has read (d). Seeds are marked at the first of each symbol.
 
 /** Workspace slots of sortLmsSubstringsDense over alphabet k: four class counts per symbol, a
- * head and a last class per (symbol, region), and a block's text pairs. */
+ * head and a last class per (symbol, region), and a block's steps (u16 or u32 each). */
 @inline function denseStage1Slots<C>(k: i32): i32 {
-  return 8 * k + INDUCE_BLOCK * (sizeof<C>() == 1 ? 1 : 4) / 2;
+  return 8 * k + INDUCE_BLOCK * (sizeof<C>() == 1 ? 1 : 2) / 2;
 }
 
 @inline const MARK: i32 = 0x80000000;
@@ -389,7 +402,7 @@ function sortLmsSubstringsByInduction<C>(t: usize, sa: usize, n: i32, fs: i32, k
 function sortLmsSubstringsDense<C>(t: usize, sa: usize, n: i32, k: i32, work: usize, mailbox: usize, chunks: i32, ring: usize): i32 {
   const counts = work; // [4c + class]
   const regions = work + (<usize>(4 * k) << 2); // region r = 2c + which: head [2r], last class [2r + 1]
-  const cache = regions + (<usize>(4 * k) << 2); // the scans' text pairs
+  const cache = regions + (<usize>(4 * k) << 2); // the scans' steps
 
   // Right to left: count the classes of positions 1 .. n-1, and gather the LMS positions at the
   // top of SA (every position is written at SA[g]; g moves down past an LMS one).
@@ -458,7 +471,7 @@ function sortLmsSubstringsDense<C>(t: usize, sa: usize, n: i32, k: i32, work: us
     store<i32>(region, 0, 4);
     put(sa, pos, (n - 1) | MARK);
   }
-  if (ring != 0) startPrefetch(mailbox, t, sa, n, 0, left, false, true, ring);
+  if (ring != 0) startPrefetch<C>(mailbox, t, sa, n, 0, left, false, true, ring);
   const d = denseScan<C>(t, sa, n, regions, cache, 0, left, 0, false, mailbox, ring);
   if (ring != 0) finishPrefetch(mailbox);
 
@@ -483,7 +496,7 @@ function sortLmsSubstringsDense<C>(t: usize, sa: usize, n: i32, k: i32, work: us
   }
 
   // S scan.
-  if (ring != 0) startPrefetch(mailbox, t, sa, n, left + 1, right, true, true, ring);
+  if (ring != 0) startPrefetch<C>(mailbox, t, sa, n, left + 1, right, true, true, ring);
   denseScan<C>(t, sa, n, regions, cache, left + 1, right, d, true, mailbox, ring);
   if (ring != 0) finishPrefetch(mailbox);
 
@@ -565,8 +578,8 @@ function countAndGather<C>(t: usize, sa: usize, from: i32, to: i32, toIsS: i32, 
 /**
  * One scan of sortLmsSubstringsDense over SA[from..to): upwards (the L scan: p - 1 to the bottom
  * of region 2c + (p - 2 is L type)) or downwards (the S scan: to the top of region 2c + (p - 1 is
- * LMS)). Block by block as induceFinalBlocked: first the text pairs (T[p-2], T[p-1]) of a block's
- * entries (independent loads), then the inductions; an entry written into the block after its pair
+ * LMS)). Block by block as induceFinalBlocked: first the steps (T[p-2], T[p-1]) of a block's
+ * entries (independent loads), then the inductions; an entry written into the block after its step
  * was loaded (at or past `dirty`) loads it again, and so does a slot not yet written (its stale
  * value is clamped to a readable position). Returns the count of marks read.
  */
@@ -574,13 +587,7 @@ function countAndGather<C>(t: usize, sa: usize, from: i32, to: i32, toIsS: i32, 
   for (let block = 0; block < to - from; block += INDUCE_BLOCK) {
     const start = sScan ? max(to - block - INDUCE_BLOCK, from) : from + block;
     const end = sScan ? to - block : min(start + INDUCE_BLOCK, to);
-    if (sizeof<C>() == 1) {
-      prefetchedPairs(t, sa, n, mailbox, ring, cache, block / INDUCE_BLOCK, start, end, true);
-    } else {
-      for (let i = start; i < end; i++) {
-        store<u64>(cache + (<usize>(i - start) << 3), load<u64>(t + (<usize>(pairPosition(get(sa, i), n, true) - 2) << 2)));
-      }
-    }
+    prefetchedSteps<C>(t, sa, n, mailbox, ring, cache, block / INDUCE_BLOCK, start, end, true, sScan);
     let dirty = sScan ? start - 1 : end;
     for (let x = 0; x < end - start; x++) {
       const i = sScan ? end - 1 - x : start + x;
@@ -589,17 +596,18 @@ function countAndGather<C>(t: usize, sa: usize, from: i32, to: i32, toIsS: i32, 
       const p = v & ~MARK;
       // The rare reload loads the symbols one by one, which keeps this a branch: one load of a
       // selected address would chain every entry's load to the previous entry's write.
-      let before = 0;
+      let above = false;
       let c = 0;
       if (sScan ? i > dirty : i < dirty) {
-        const pair = sizeof<C>() == 1 ? <u64>load<u16>(cache + (<usize>(i - start) << 1)) : load<u64>(cache + (<usize>(i - start) << 3));
-        before = pairFirst<C>(pair);
-        c = pairLast<C>(pair);
+        const step = loadStep<C>(cache, i - start, true);
+        above = stepAbove<C>(step, sScan);
+        c = stepSymbol<C>(step);
       } else {
-        before = chr<C>(t, p - 2);
+        const before = chr<C>(t, p - 2);
         c = chr<C>(t, p - 1);
+        above = sScan ? before > c : before >= c;
       }
-      const region = regions + (<usize>((c << 1) | <i32>(sScan ? before > c : before >= c)) << 3);
+      const region = regions + (<usize>((c << 1) | <i32>above) << 3);
       const pos = load<i32>(region) - <i32>sScan;
       store<i32>(region, pos + <i32>!sScan);
       const previous = load<i32>(region, 4);
@@ -774,64 +782,63 @@ function induceFinal<C>(t: usize, sa: usize, n: i32, counts: usize, buckets: usi
 }
 
 // induceFinal with the same invariants, done block by block in two passes: the first pass loads
-// the text pair (T[p-2], T[p-1]) of every entry of the block into a cache (independent loads, so
-// many cache misses are in flight at once: suffix sorting is bound by their latency), the second
-// pass induces from the cached pairs. An entry written into the block after its pair was cached
-// makes that pair stale: `dirty` bounds the positions written so far, whose pairs are reloaded.
-// Byte texts only. With a ring (0: none), the helper loads pairs ahead of both scans (see
-// "prefetching a scan's text pairs").
-function induceFinalBlocked(t: usize, sa: usize, n: i32, counts: usize, buckets: usize, k: i32, cache: usize, mailbox: usize, ring: usize): void {
-  bucketBounds<u8>(t, n, counts, buckets, k, false);
-  induceL<u8>(t, sa, buckets, n - 1); // the sentinel's predecessor
-  if (ring != 0) startPrefetch(mailbox, t, sa, n, 0, n, false, false, ring);
+// the step (see stepAt) of every entry of the block into a cache (independent loads, so many
+// cache misses are in flight at once: suffix sorting is bound by their latency), the second pass
+// induces from the cached steps. An entry written into the block after its step was cached makes
+// that step stale: `dirty` bounds the positions written so far, whose steps are reloaded. With a
+// ring (0: none), the helper loads steps ahead of both scans (see "prefetching a scan's steps").
+function induceFinalBlocked<C>(t: usize, sa: usize, n: i32, counts: usize, buckets: usize, k: i32, cache: usize, mailbox: usize, ring: usize): void {
+  bucketBounds<C>(t, n, counts, buckets, k, false);
+  induceL<C>(t, sa, buckets, n - 1); // the sentinel's predecessor
+  if (ring != 0) startPrefetch<C>(mailbox, t, sa, n, 0, n, false, false, ring);
   for (let w = 0; w * INDUCE_BLOCK < n; w++) {
     const start = windowStart(0, n, w, false);
     const end = windowEnd(0, n, w, false);
-    prefetchedPairs(t, sa, n, mailbox, ring, cache, w, start, end, false);
-    induceCachedL<u8>(t, sa, buckets, cache, start, end);
+    prefetchedSteps<C>(t, sa, n, mailbox, ring, cache, w, start, end, false, false);
+    induceCachedL<C>(t, sa, buckets, cache, start, end);
   }
   if (ring != 0) finishPrefetch(mailbox);
-  bucketBounds<u8>(t, n, counts, buckets, k, true);
-  if (ring != 0) startPrefetch(mailbox, t, sa, n, 0, n, true, false, ring);
+  bucketBounds<C>(t, n, counts, buckets, k, true);
+  if (ring != 0) startPrefetch<C>(mailbox, t, sa, n, 0, n, true, false, ring);
   for (let w = 0; w * INDUCE_BLOCK < n; w++) {
     const start = windowStart(0, n, w, true);
     const end = windowEnd(0, n, w, true);
-    prefetchedPairs(t, sa, n, mailbox, ring, cache, w, start, end, false);
-    induceCachedS<u8>(t, sa, buckets, cache, start, end);
+    prefetchedSteps<C>(t, sa, n, mailbox, ring, cache, w, start, end, false, true);
+    induceCachedS<C>(t, sa, buckets, cache, start, end);
   }
   if (ring != 0) finishPrefetch(mailbox);
 }
 
-/** The second pass of the L scan over a window whose pairs are cached. */
+/** The second pass of the L scan over a window whose steps are cached. */
 @inline function induceCachedL<C>(t: usize, sa: usize, buckets: usize, cache: usize, start: i32, end: i32): void {
   let dirty = end;
   for (let i = start; i < end; i++) {
     const p = get(sa, i);
     put(sa, i, ~p);
     if (p > 0) {
-      const pair = i < dirty ? load<u64>(cache + (<usize>(i - start) << 3)) : pairBefore<C>(t, p);
+      const step = i < dirty ? loadStep<C>(cache, i - start, false) : stepAt<C>(t, p, false);
       const j = p - 1;
-      const c = pairLast<C>(pair);
+      const c = stepSymbol<C>(step);
       const pos = get(buckets, c);
       put(buckets, c, pos + 1);
-      put(sa, pos, select<i32>(~j, j, (j > 0) & (pairFirst<C>(pair) < c)));
+      put(sa, pos, select<i32>(~j, j, (j > 0) & !stepAbove<C>(step, false)));
       dirty = min(dirty, pos);
     }
   }
 }
 
-/** The second pass of the S scan over a window whose pairs are cached (downwards). */
+/** The second pass of the S scan over a window whose steps are cached (downwards). */
 @inline function induceCachedS<C>(t: usize, sa: usize, buckets: usize, cache: usize, start: i32, end: i32): void {
   let dirty = start - 1;
   for (let i = end - 1; i >= start; i--) {
     const p = get(sa, i);
     if (p > 0) {
-      const pair = i > dirty ? load<u64>(cache + (<usize>(i - start) << 3)) : pairBefore<C>(t, p);
+      const step = i > dirty ? loadStep<C>(cache, i - start, false) : stepAt<C>(t, p, true);
       const j = p - 1;
-      const c = pairLast<C>(pair);
+      const c = stepSymbol<C>(step);
       const pos = get(buckets, c) - 1;
       put(buckets, c, pos);
-      put(sa, pos, select<i32>(~j, j, (j == 0) | (pairFirst<C>(pair) > c)));
+      put(sa, pos, select<i32>(~j, j, (j == 0) | stepAbove<C>(step, true)));
       dirty = max(dirty, pos);
     } else {
       put(sa, i, ~p);
@@ -839,19 +846,19 @@ function induceFinalBlocked(t: usize, sa: usize, n: i32, counts: usize, buckets:
   }
 }
 
-// ---- prefetching a scan's text pairs -----------------------------------------------------------
-// The induction scans of byte levels are bound by the random loads of the text pairs
-// (T[p-2], T[p-1]) of their entries, which they load window by window before inducing from them.
-// With the helper, the helper loads every second window's pairs ahead of the scan into a ring in
-// the workspace, and the scan loads the others itself. A ring entry keeps the entry it was loaded
-// for (the pair is a function of it), and the scan takes the pair only where its entry is still
-// that one: an entry written after the helper read the slot is loaded by the scan. So the result
-// never depends on the helper's timing; without the helper the scan loads every window itself.
+// ---- prefetching a scan's steps ----------------------------------------------------------------
+// The induction scans are bound by the random loads of their entries' steps (T[p-2], T[p-1], see
+// stepAt), which they load window by window before inducing from them. With the helper, the
+// helper loads every second window's steps ahead of the scan into a ring in the workspace, and
+// the scan loads the others itself. A ring entry keeps the entry it was loaded for (the step is a
+// function of it), and the scan takes the step only where its entry is still that one: an entry
+// written after the helper read the slot is loaded by the scan. So the result never depends on
+// the helper's timing; without the helper the scan loads every window itself.
 //
-// Ring (RING_SLOTS at `ring`): RING_WINDOWS windows of INDUCE_BLOCK u64 (entry << 32 | pair) and
-// a tag per window (1 + the window's number once its pairs are written). The helper writes window
+// Ring (RING_SLOTS at `ring`): RING_WINDOWS windows of INDUCE_BLOCK u64 (entry << 32 | step) and
+// a tag per window (1 + the window's number once its steps are written). The helper writes window
 // w only while the scan is past window w - RING_WINDOWS (MAIL_SCAN_WINDOW, which the scan
-// publishes), and the scan reads a window's pairs only after its tag, so they never touch one
+// publishes), and the scan reads a window's steps only after its tag, so they never touch one
 // window at once; tags and the scan's window are atomic, which orders the plain stores. The
 // helper also publishes the window it is loading (MAIL_HELPER_WINDOW): the scan waits a little
 // for that one instead of loading it too.
@@ -868,7 +875,7 @@ function induceFinalBlocked(t: usize, sa: usize, n: i32, counts: usize, buckets:
 /** Polls of the tag of the window the helper is loading before the scan loads it itself. */
 @inline const RING_POLLS: i32 = 1 << 13;
 
-@inline function ringPairs(ring: usize, window: i32): usize {
+@inline function ringSteps(ring: usize, window: i32): usize {
   return ring + (<usize>((window % RING_WINDOWS) * INDUCE_BLOCK) << 3);
 }
 
@@ -885,9 +892,9 @@ function induceFinalBlocked(t: usize, sa: usize, n: i32, counts: usize, buckets:
   return down ? to - w * INDUCE_BLOCK : min(from + (w + 1) * INDUCE_BLOCK, to);
 }
 
-/** The position whose pair (T[q-2], T[q-1]) an entry needs: in the final scans p = the entry
- * (p <= 0 needs none); in the dense scans p = the entry without its mark, clamped (see denseScan). */
-@inline function pairPosition(v: i32, n: i32, dense: bool): i32 {
+/** The position q whose step an entry needs: in the final scans q = the entry (entries <= 0 need
+ * none); in the dense scans q = the entry without its mark, clamped (see denseScan). */
+@inline function stepPosition(v: i32, n: i32, dense: bool): i32 {
   if (dense) {
     const p = v & ~MARK;
     return select<i32>(p, 2, <u32>(p - 2) < <u32>(n - 2));
@@ -895,13 +902,30 @@ function induceFinalBlocked(t: usize, sa: usize, n: i32, counts: usize, buckets:
   return select<i32>(v, 2, v > 0);
 }
 
+/** Block caches hold u16 steps for the byte texts' dense scans, u32 ones otherwise. */
+@inline function stepShift<C>(dense: bool): usize {
+  return sizeof<C>() == 1 && dense ? 1 : 2;
+}
+
+@inline function storeStep<C>(cache: usize, x: i32, step: u32, dense: bool): void {
+  if (stepShift<C>(dense) == 1) {
+    store<u16>(cache + (<usize>x << 1), <u16>step);
+  } else {
+    store<u32>(cache + (<usize>x << 2), step);
+  }
+}
+
+@inline function loadStep<C>(cache: usize, x: i32, dense: bool): u32 {
+  return stepShift<C>(dense) == 1 ? <u32>load<u16>(cache + (<usize>x << 1)) : load<u32>(cache + (<usize>x << 2));
+}
+
 /** Clears the ring and posts the helper's part of a scan over SA[from..to). */
-function startPrefetch(mailbox: usize, t: usize, sa: usize, n: i32, from: i32, to: i32, down: bool, dense: bool, ring: usize): void {
+function startPrefetch<C>(mailbox: usize, t: usize, sa: usize, n: i32, from: i32, to: i32, down: bool, dense: bool, ring: usize): void {
   memory.fill(ringTag(ring, 0), 0, <usize>RING_WINDOWS << 2);
   atomic.store<i32>(mailbox + MAIL_SCAN_WINDOW, 0);
   atomic.store<i32>(mailbox + MAIL_HELPER_WINDOW, 0);
   atomic.store<i32>(mailbox + MAIL_RING, <i32>ring);
-  const flags = (<i32>down) | (<i32>dense << 1);
+  const flags = (<i32>down) | (<i32>dense << 1) | (<i32>(sizeof<C>() != 1) << 2);
   postCommand(mailbox, COMMAND_PREFETCH, t, flags, sa, n, from, to - from, 1);
 }
 
@@ -912,11 +936,11 @@ function finishPrefetch(mailbox: usize): void {
 }
 
 /**
- * The pairs of window w = SA[start..end) into `cache` (u16 per entry in the dense scans, u64 in
- * the final ones): from the ring where the helper loaded them for the same entry, else loaded
- * here. Publishes the scan's window first. Without a ring (0) it loads them all.
+ * The steps of window w = SA[start..end) into `cache`: from the ring where the helper loaded them
+ * for the same entry, else loaded here. Publishes the scan's window first. Without a ring (0) it
+ * loads them all. sScan: the scan goes downwards (S scan).
  */
-@inline function prefetchedPairs(t: usize, sa: usize, n: i32, mailbox: usize, ring: usize, cache: usize, w: i32, start: i32, end: i32, dense: bool): void {
+@inline function prefetchedSteps<C>(t: usize, sa: usize, n: i32, mailbox: usize, ring: usize, cache: usize, w: i32, start: i32, end: i32, dense: bool, sScan: bool): void {
   let ready = false;
   if (ring != 0) {
     // Published every few windows only: a seq-cst store waits for the scan's pending stores.
@@ -931,34 +955,33 @@ function finishPrefetch(mailbox: usize): void {
     }
   }
   if (ready) {
-    const pairs = ringPairs(ring, w);
+    const steps = ringSteps(ring, w);
     for (let i = start; i < end; i++) {
       const v = get(sa, i);
-      const loaded = load<u64>(pairs + (<usize>(i - start) << 3));
-      const pair = <i32>(loaded >> 32) == v ? <u32>loaded : <u32>load<u16>(t + <usize>(pairPosition(v, n, dense) - 2));
-      storePair(cache, i - start, pair, dense);
+      const loaded = load<u64>(steps + (<usize>(i - start) << 3));
+      const step = <i32>(loaded >> 32) == v ? <u32>loaded : stepAt<C>(t, stepPosition(v, n, dense), sScan);
+      storeStep<C>(cache, i - start, step, dense);
     }
   } else {
     for (let i = start; i < end; i++) {
-      storePair(cache, i - start, <u32>load<u16>(t + <usize>(pairPosition(get(sa, i), n, dense) - 2)), dense);
+      storeStep<C>(cache, i - start, stepAt<C>(t, stepPosition(get(sa, i), n, dense), sScan), dense);
     }
-  }
-}
-
-@inline function storePair(cache: usize, x: i32, pair: u32, dense: bool): void {
-  if (dense) {
-    store<u16>(cache + (<usize>x << 1), <u16>pair);
-  } else {
-    store<u64>(cache + (<usize>x << 3), <u64>pair);
   }
 }
 
 /** The helper's part of a scan: its windows (those not a multiple of SCAN_SHARE) ahead of the
- * scan, at most RING_WINDOWS - 1 ahead; their entries and pairs go into the ring. It skips to the
- * scan's window whenever the scan passed it, and returns once the scan is over. */
+ * scan, at most RING_WINDOWS - 1 ahead; their entries and steps go into the ring. It skips to the
+ * scan's window whenever the scan passed it, and returns once the scan is over. flags: down,
+ * dense, reduced string (bits 0, 1, 2). */
 function prefetchScan(t: usize, sa: usize, n: i32, from: i32, to: i32, flags: i32, mailbox: usize): void {
-  const down = (flags & 1) != 0;
-  const dense = (flags & 2) != 0;
+  if ((flags & 4) != 0) {
+    prefetchWindows<i32>(t, sa, n, from, to, (flags & 1) != 0, (flags & 2) != 0, mailbox);
+  } else {
+    prefetchWindows<u8>(t, sa, n, from, to, (flags & 1) != 0, (flags & 2) != 0, mailbox);
+  }
+}
+
+@inline function prefetchWindows<C>(t: usize, sa: usize, n: i32, from: i32, to: i32, down: bool, dense: bool, mailbox: usize): void {
   const ring = <usize><u32>atomic.load<i32>(mailbox + MAIL_RING);
   const windows = (to - from + INDUCE_BLOCK - 1) / INDUCE_BLOCK;
   let w = 1;
@@ -969,13 +992,13 @@ function prefetchScan(t: usize, sa: usize, n: i32, from: i32, to: i32, flags: i3
     if (w % SCAN_SHARE == 0) w++;
     if (w >= windows || w >= scan + RING_WINDOWS) continue; // past the ring's end: wait
     atomic.store<i32>(mailbox + MAIL_HELPER_WINDOW, w);
-    const pairs = ringPairs(ring, w);
+    const steps = ringSteps(ring, w);
     const start = windowStart(from, to, w, down);
     const end = windowEnd(from, to, w, down);
     for (let i = start; i < end; i++) {
       const v = get(sa, i);
-      const pair = <u64>load<u16>(t + <usize>(pairPosition(v, n, dense) - 2));
-      store<u64>(pairs + (<usize>(i - start) << 3), (<u64><u32>v << 32) | pair);
+      const step = stepAt<C>(t, stepPosition(v, n, dense), down);
+      store<u64>(steps + (<usize>(i - start) << 3), (<u64><u32>v << 32) | <u64>step);
     }
     atomic.store<i32>(ringTag(ring, w), w + 1);
     w++;
@@ -1085,8 +1108,8 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 // LMS substrings' lengths, marking where their names change (the text comparisons: random loads),
 // writing the names, and mapping the reduced suffix array back to text positions; on levels with
 // at least 2 * CHUNK_ENTRIES LMS positions (or positions, for the scans of the text). The
-// induction scans stay sequential, but on byte levels the helper loads text pairs ahead of them
-// (see "prefetching a scan's text pairs"). The main thread posts a step to the mailbox; both threads
+// induction scans stay sequential, but the helper loads their steps ahead of them (see
+// "prefetching a scan's steps"). The main thread posts a step to the mailbox; both threads
 // claim its chunks one at a time, and the main thread, out of chunks, waits only for chunks the
 // helper has claimed and is running. It never waits for a helper that has not started (or never
 // starts): it then does every chunk itself, so the result does not depend on the helper's timing.
@@ -1111,7 +1134,7 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 @inline const MAIL_M: usize = 24;
 @inline const MAIL_CHUNKS: usize = 28;
 @inline const MAIL_ENTRIES: usize = 32;
-@inline const MAIL_SCAN_WINDOW: usize = 36; // the window a prefetched scan reads (prefetchedPairs)
+@inline const MAIL_SCAN_WINDOW: usize = 36; // the window a prefetched scan reads (prefetchedSteps)
 @inline const MAIL_RING: usize = 40; // that scan's ring
 @inline const MAIL_HELPER_WINDOW: usize = 44; // the window the helper loads into the ring
 @inline const MAIL_CLAIM: usize = 64; // own cache line: both threads hammer it

@@ -133,7 +133,32 @@ export function sais(textPtr: usize, saPtr: usize, n: i32, fs: i32, mailbox: usi
 
 // ---- buckets -----------------------------------------------------------------------------------
 
-function countSymbols<C>(t: usize, n: i32, counts: usize, k: i32): void {
+/** counts[c] = occurrences of c in t. spare: 0, or (byte texts) 3 * 256 free slots for the
+ * counters of a 4-way split: runs of one byte otherwise chain every increment to the last one. */
+function countSymbols<C>(t: usize, n: i32, counts: usize, k: i32, spare: usize = 0): void {
+  if (sizeof<C>() == 1 && spare != 0) {
+    const tables = 4 * BYTE_ALPHABET;
+    memory.fill(spare, 0, <usize>(tables - BYTE_ALPHABET) << 2);
+    memory.fill(counts, 0, <usize>BYTE_ALPHABET << 2);
+    // Byte 0 of each 4-byte word counts in counts, bytes 1-3 in the spare tables 0-2.
+    let i = 0;
+    for (; i + 4 <= n; i += 4) {
+      const w = load<u32>(t + <usize>i);
+      const a0 = counts + (<usize>(w & 0xff) << 2);
+      store<i32>(a0, load<i32>(a0) + 1);
+      const a1 = spare + (<usize>((w >> 8) & 0xff) << 2);
+      store<i32>(a1, load<i32>(a1) + 1);
+      const a2 = spare + (<usize>(BYTE_ALPHABET + ((w >> 16) & 0xff)) << 2);
+      store<i32>(a2, load<i32>(a2) + 1);
+      const a3 = spare + (<usize>(2 * BYTE_ALPHABET + (w >> 24)) << 2);
+      store<i32>(a3, load<i32>(a3) + 1);
+    }
+    for (; i < n; i++) put(counts, chr<C>(t, i), get(counts, chr<C>(t, i)) + 1);
+    for (let c = 0; c < BYTE_ALPHABET; c++) {
+      put(counts, c, get(counts, c) + get(spare, c) + get(spare, BYTE_ALPHABET + c) + get(spare, 2 * BYTE_ALPHABET + c));
+    }
+    return;
+  }
   memory.fill(counts, 0, <usize>k << 2);
   for (let i = 0; i < n; i++) {
     const c = chr<C>(t, i);
@@ -170,9 +195,13 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
   const freeSlots = fs - (counts == buckets ? k : 2 * k);
   const workspace = sa + (<usize>n << 2);
   let m = 0;
+  // Stage 1 on the byte text with the helper keeps its LMS counts per text chunk and per symbol
+  // in the mailbox (countAndGatherShared), so that stage 2 can split its scan of the text.
+  const textChunks = mailbox != 0 && sizeof<C>() == 1 ? chunksFor(n - 1) : 0;
+  let textLmsSaved = false;
   if (freeSlots >= denseStage1Slots<C>(k)) {
-    const textChunks = mailbox != 0 && sizeof<C>() == 1 ? chunksFor(n - 1) : 0;
     const shared = textChunks != 0 && freeSlots >= denseStage1Slots<C>(k) + textChunks * DENSE_CHUNK_SLOTS;
+    textLmsSaved = shared;
     // The helper's ring at the top of the free slots, above the tables (and the chunks' ones).
     const helped = sizeof<C>() == 1 ? shared : mailbox != 0 && n >= 2 * CHUNK_ENTRIES;
     const ring = helped && freeSlots >= denseStage1Slots<C>(k) + (shared ? textChunks * DENSE_CHUNK_SLOTS : 0) + RING_SLOTS
@@ -203,25 +232,16 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
   // Map ranks of s1 back to text positions: s1[j] is the j-th LMS position from the left. When the
   // free region holds three k-arrays, the same scan counts LMS positions per first symbol (in
   // SA[m..m+k)), so that stage 3 can place them by block moves without reading T at random.
+  // With stage 1's counts saved, the scan is split into the text's chunks instead.
   const countLms = buckets != counts && n + fs - 2 * m >= 3 * k;
   const lmsCounts = sa + (<usize>m << 2);
-  if (countLms) memory.fill(lmsCounts, 0, <usize>k << 2);
   {
-    let j = m;
-    let c1 = chr<C>(t, n - 1);
-    let nextIsS = 0;
-    for (let i = n - 2; i >= 0; i--) {
-      const c0 = chr<C>(t, i);
-      const isS = <i32>(c0 < c1 + nextIsS);
-      // Without a branch: every position is written to s1[j - 1] and kept only by an LMS one.
-      // Past the leftmost LMS position the writes land in s1[-1] = SA[n + fs - m - 1], which is
-      // free: above SA1 (n + fs - 2m >= 1) and above lmsCounts (n + fs - 2m >= 3k when counting).
-      const isLms = nextIsS & ~isS;
-      put(reduced, j - 1, i + 1);
-      j -= isLms;
-      if (countLms) put(lmsCounts, c1, get(lmsCounts, c1) + isLms);
-      nextIsS = isS;
-      c1 = c0;
+    if (textLmsSaved) {
+      if (countLms) memory.copy(lmsCounts, mailbox + MAIL_TEXT_LMS + (<usize>MAX_CHUNKS << 2), <usize>k << 2);
+      lmsPositionsShared(t, reduced, n, m, mailbox, textChunks);
+    } else {
+      if (countLms) memory.fill(lmsCounts, 0, <usize>k << 2);
+      lmsPositions<C>(t, reduced, 0, n - 1, 0, m, 0, countLms ? lmsCounts : 0);
     }
     if (chunks != 0) {
       shareChunks(mailbox, COMMAND_MAP_RANKS, reduced, 0, sa, n, m, m, chunks, 0);
@@ -233,7 +253,9 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
   // Stage 3: sorted LMS suffixes to their bucket ends (keeping their order), then induce.
   if (countLms) {
     memory.copy(buckets, lmsCounts, <usize>k << 2);
-    countSymbols<C>(t, n, counts, k);
+    // Free above lmsCounts: SA[m + k .. n + fs - 2k) (s1 is spent).
+    const spare = sizeof<C>() == 1 && n + fs - m - 3 * k >= 3 * BYTE_ALPHABET ? lmsCounts + (<usize>k << 2) : 0;
+    countSymbols<C>(t, n, counts, k, spare);
     // From the last bucket down: the LMS suffixes of bucket c are the top lmsCount[c] entries of
     // what is left of SA[0..m), and move up to the bucket's end (never below where they are).
     let end = n;
@@ -271,6 +293,42 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
     induceFinal<C>(t, sa, n, counts, buckets, k);
   }
   return 0;
+}
+
+/**
+ * s1[j] = the j-th LMS position from the left, for the positions from + 1 .. to, right to left from
+ * the state at `to` (S type or not; n - 1 is L type): those s1[bottom .. top). When lmsCounts is
+ * not 0, it also counts them per symbol there.
+ */
+function lmsPositions<C>(t: usize, reduced: usize, from: i32, to: i32, toIsS: i32, top: i32, bottom: i32, lmsCounts: usize): void {
+  let j = top;
+  let c1 = chr<C>(t, to);
+  let nextIsS = toIsS;
+  for (let i = to - 1; i >= from; i--) {
+    const c0 = chr<C>(t, i);
+    const isS = <i32>(c0 < c1 + nextIsS);
+    // Without a branch: every position is written to s1[j - 1] and kept only by an LMS one. Past
+    // the range's last LMS position the writes land in s1[-1] = SA[n + fs - m - 1], which is free:
+    // above SA1 (n + fs - 2m >= 1) and above lmsCounts (n + fs - 2m >= 3k when counting).
+    const isLms = nextIsS & ~isS;
+    put(reduced, select<i32>(j - 1, -1, j > bottom), i + 1);
+    j -= isLms;
+    if (lmsCounts != 0) put(lmsCounts, c1, get(lmsCounts, c1) + isLms);
+    nextIsS = isS;
+    c1 = c0;
+  }
+}
+
+/** lmsPositions over the byte text's chunks, from the LMS counts per chunk that stage 1 saved. */
+function lmsPositionsShared(t: usize, reduced: usize, n: i32, m: i32, mailbox: usize, chunks: i32): void {
+  chunkEndStates<u8>(t, n, mailbox, chunks);
+  // Each chunk's top in s1, in place of chunkEndStates' next LMS positions.
+  let top = m;
+  for (let c = chunks - 1; c >= 0; c--) {
+    put(mailbox + MAIL_COUNTS, MAX_CHUNKS + c, top);
+    top -= get(mailbox + MAIL_TEXT_LMS, c);
+  }
+  shareChunks(mailbox, COMMAND_LMS_POSITIONS, t, 0, reduced, n, m, n - 1, chunks, 0);
 }
 
 /** Names of the last stage 1 (sortLmsSubstringsDense or sortLmsSubstringsByInduction). */
@@ -542,12 +600,15 @@ function countAndGatherShared(t: usize, sa: usize, n: i32, counts: usize, mailbo
     for (let x = 0; x < DENSE_CHUNK_SLOTS; x++) put(counts, x, get(counts, x) + get(table, x));
   }
   let top = n;
+  const saved = mailbox + MAIL_TEXT_LMS;
   for (let c = chunks - 1; c >= 0; c--) {
     const length = load<i32>(mailbox + MAIL_COUNTS + (<usize>(MAX_CHUNKS + c) << 2));
     const to = chunkStart(n - 1, chunks, c + 1);
     moveUp(sa, to + 1 - length, top - length, length);
     top -= length;
+    put(saved, c, length);
   }
+  for (let c = 0; c < BYTE_ALPHABET; c++) put(saved, MAX_CHUNKS + c, get(counts, 4 * c + 1));
   return top - 1;
 }
 
@@ -1141,6 +1202,8 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 @inline const MAIL_DONE: usize = 128;
 @inline const MAIL_COUNTS: usize = 192;
 @inline const MAIL_CACHE: usize = 768; // after 2 * MAX_CHUNKS counts
+/** The byte text's LMS positions per text chunk, then per symbol, from stage 1 (textLmsSaved). */
+@inline const MAIL_TEXT_LMS: usize = MAIL_CACHE + 3 * NAME_BLOCK * 4;
 
 /** Entries per chunk (at least): a chunk is a few hundred microseconds of work. */
 @inline const CHUNK_ENTRIES: i32 = 1 << 15;
@@ -1163,13 +1226,14 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 @inline const COMMAND_PLACE_LMS: i32 = 7;
 @inline const COMMAND_DENSE_COUNT: i32 = 8;
 @inline const COMMAND_PREFETCH: i32 = 9;
+@inline const COMMAND_LMS_POSITIONS: i32 = 10;
 
 /** The sign bit of an SA[0..m) entry marks an LMS substring that differs from its predecessor. */
 @inline const NEW_NAME: i32 = 0x80000000;
 
 /** Bytes of the mailbox that sais and saisHelper share (the host reserves them). */
 export function saisHelperBytes(): i32 {
-  return <i32>MAIL_CACHE + 3 * NAME_BLOCK * 4;
+  return <i32>MAIL_TEXT_LMS + (MAX_CHUNKS + BYTE_ALPHABET) * 4;
 }
 
 /** Readies `mailbox` for a sais call and its helper (the host calls it before starting either):
@@ -1266,6 +1330,9 @@ function runChunk(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize, n: 
     writeNames(sa, m, from, to, load<i32>(count));
   } else if (kind == COMMAND_MAP_RANKS) {
     mapRanks(sa, t, from, to);
+  } else if (kind == COMMAND_LMS_POSITIONS) {
+    const top = load<i32>(count + (<usize>MAX_CHUNKS << 2));
+    lmsPositions<u8>(t, sa, from, to, load<i32>(count), top, top - get(mailbox + MAIL_TEXT_LMS, c), 0);
   } else if (kind == COMMAND_PREFETCH) {
     prefetchScan(t, sa, n, m, m + entries, wide, mailbox); // m: the scan's first slot; wide: flags
   }

@@ -39,8 +39,8 @@ export const SAIS_WASM_MAX_LENGTH = Math.floor(
 );
 /** The scratch may start up to this many bytes after the SA (the heap's default alignment). */
 const SCRATCH_ALIGNMENT_GAP = 64;
-/** Bytes of the helper's mailbox (asm/sais.ts saisHelperBytes(); a test checks it). */
-export const SAIS_HELPER_BYTES = 768 + 12 * 1024;
+/** Bytes of the helper's mailbox (asm/sais.ts saisHelperBytes(): header, caches, saved LMS counts; a test checks it). */
+export const SAIS_HELPER_BYTES = 768 + 12 * 1024 + 4 * (64 + 256);
 /** Texts shorter than this are sorted without the helper: it shares only levels with at least
  * 64 Ki LMS positions (asm/sais.ts chunksFor), and two worker tasks cost ~0.1 ms. */
 export const HELPER_MIN_TEXT = 1 << 18;

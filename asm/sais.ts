@@ -911,7 +911,9 @@ function induceFinalBlocked<C>(t: usize, sa: usize, n: i32, counts: usize, bucke
 // The induction scans are bound by the random loads of their entries' steps (T[p-2], T[p-1], see
 // stepAt), which they load window by window before inducing from them. With the helper, the
 // helper loads every second window's steps ahead of the scan into a ring in the workspace, and
-// the scan loads the others itself. A ring entry keeps the entry it was loaded for (the step is a
+// the scan loads the others itself; a helper with time to spare (its windows loaded as far as the
+// ring reaches) loads the scan's windows too, nearest first, and the scan takes every window it
+// finds loaded. A ring entry keeps the entry it was loaded for (the step is a
 // function of it), and the scan takes the step only where its entry is still that one: an entry
 // written after the helper read the slot is loaded by the scan. So the result never depends on
 // the helper's timing; without the helper the scan loads every window itself.
@@ -928,8 +930,8 @@ function induceFinalBlocked<C>(t: usize, sa: usize, n: i32, counts: usize, bucke
 @inline const RING_WINDOWS: i32 = 32;
 /** Slots of the ring. */
 @inline const RING_SLOTS: i32 = RING_WINDOWS * (2 * INDUCE_BLOCK + 1);
-/** The scan loads every SCAN_SHARE-th window itself, the helper the others (its windows cost it
- * about as much as the scan's own window and inducing two). */
+/** The scan loads every SCAN_SHARE-th window itself unless the helper got there first, the helper
+ * the others (its windows cost it about as much as the scan's own window and inducing two). */
 @inline const SCAN_SHARE: i32 = 2;
 /** The scan publishes its window every SCAN_PUBLISH windows. */
 @inline const SCAN_PUBLISH: i32 = 4;
@@ -1006,13 +1008,11 @@ function finishPrefetch(mailbox: usize): void {
   if (ring != 0) {
     // Published every few windows only: a seq-cst store waits for the scan's pending stores.
     if (w % SCAN_PUBLISH == 0) atomic.store<i32>(mailbox + MAIL_SCAN_WINDOW, w);
-    if (w % SCAN_SHARE != 0) {
-      // The helper's window: ready, or being loaded (wait a little), or not reached (load here).
-      const tag = ringTag(ring, w);
-      ready = atomic.load<i32>(tag) == w + 1;
-      if (!ready && atomic.load<i32>(mailbox + MAIL_HELPER_WINDOW) == w) {
-        for (let polls = 0; !ready && polls < RING_POLLS; polls++) ready = atomic.load<i32>(tag) == w + 1;
-      }
+    // Loaded by the helper, or being loaded (wait a little), or not (load here).
+    const tag = ringTag(ring, w);
+    ready = atomic.load<i32>(tag) == w + 1;
+    if (!ready && atomic.load<i32>(mailbox + MAIL_HELPER_WINDOW) == w) {
+      for (let polls = 0; !ready && polls < RING_POLLS; polls++) ready = atomic.load<i32>(tag) == w + 1;
     }
   }
   if (ready) {
@@ -1031,8 +1031,9 @@ function finishPrefetch(mailbox: usize): void {
 }
 
 /** The helper's part of a scan: its windows (those not a multiple of SCAN_SHARE) ahead of the
- * scan, at most RING_WINDOWS - 1 ahead; their entries and steps go into the ring. It skips to the
- * scan's window whenever the scan passed it, and returns once the scan is over. flags: down,
+ * scan, at most RING_WINDOWS - 1 ahead, then the scan's ones in that reach; their entries and
+ * steps go into the ring. It skips to the scan's window whenever the scan passed it, and returns
+ * once the scan is over. flags: down,
  * dense, reduced string (bits 0, 1, 2). */
 function prefetchScan(t: usize, sa: usize, n: i32, from: i32, to: i32, flags: i32, mailbox: usize): void {
   if ((flags & 4) != 0) {
@@ -1045,13 +1046,26 @@ function prefetchScan(t: usize, sa: usize, n: i32, from: i32, to: i32, flags: i3
 @inline function prefetchWindows<C>(t: usize, sa: usize, n: i32, from: i32, to: i32, down: bool, dense: bool, mailbox: usize): void {
   const ring = <usize><u32>atomic.load<i32>(mailbox + MAIL_RING);
   const windows = (to - from + INDUCE_BLOCK - 1) / INDUCE_BLOCK;
-  let w = 1;
+  let own = 1; // the next of its own windows
+  let extra = 0; // the next of the scan's windows it may load when its own are done
   for (;;) {
     const scan = atomic.load<i32>(mailbox + MAIL_SCAN_WINDOW);
     if (scan >= windows) return;
-    w = max(w, scan + 1);
-    if (w % SCAN_SHARE == 0) w++;
-    if (w >= windows || w >= scan + RING_WINDOWS) continue; // past the ring's end: wait
+    const limit = min(windows, scan + RING_WINDOWS); // the ring's end
+    own = max(own, scan + 1);
+    if (own % SCAN_SHARE == 0) own++;
+    let w = own;
+    if (own < limit) {
+      own++;
+    } else {
+      // Ahead as far as the ring goes: the scan's windows too, nearest first, past where the
+      // scan may already be (it publishes every SCAN_PUBLISH windows).
+      extra = max(extra, scan + SCAN_PUBLISH);
+      extra += (SCAN_SHARE - extra % SCAN_SHARE) % SCAN_SHARE;
+      if (extra >= limit) continue; // wait
+      w = extra;
+      extra += SCAN_SHARE;
+    }
     atomic.store<i32>(mailbox + MAIL_HELPER_WINDOW, w);
     const steps = ringSteps(ring, w);
     const start = windowStart(from, to, w, down);
@@ -1062,7 +1076,6 @@ function prefetchScan(t: usize, sa: usize, n: i32, from: i32, to: i32, flags: i3
       store<u64>(steps + (<usize>(i - start) << 3), (<u64><u32>v << 32) | <u64>step);
     }
     atomic.store<i32>(ringTag(ring, w), w + 1);
-    w++;
   }
 }
 

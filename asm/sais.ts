@@ -648,34 +648,54 @@ function countAndGather<C>(t: usize, sa: usize, from: i32, to: i32, toIsS: i32, 
   for (let block = 0; block < to - from; block += INDUCE_BLOCK) {
     const start = sScan ? max(to - block - INDUCE_BLOCK, from) : from + block;
     const end = sScan ? to - block : min(start + INDUCE_BLOCK, to);
-    prefetchedSteps<C>(t, sa, n, mailbox, ring, cache, block / INDUCE_BLOCK, start, end, true, sScan);
-    let dirty = sScan ? start - 1 : end;
-    for (let x = 0; x < end - start; x++) {
-      const i = sScan ? end - 1 - x : start + x;
-      const v = get(sa, i);
-      d += <i32>(<u32>v >> 31);
-      const p = v & ~MARK;
-      // The rare reload loads the symbols one by one, which keeps this a branch: one load of a
-      // selected address would chain every entry's load to the previous entry's write.
-      let above = false;
-      let c = 0;
-      if (sScan ? i > dirty : i < dirty) {
-        const step = loadStep<C>(cache, i - start, true);
-        above = stepAbove<C>(step, sScan);
-        c = stepSymbol<C>(step);
-      } else {
-        const before = chr<C>(t, p - 2);
-        c = chr<C>(t, p - 1);
-        above = sScan ? before > c : before >= c;
-      }
-      const region = regions + (<usize>((c << 1) | <i32>above) << 3);
-      const pos = load<i32>(region) - <i32>sScan;
-      store<i32>(region, pos + <i32>!sScan);
-      const previous = load<i32>(region, 4);
-      store<i32>(region, d, 4);
-      put(sa, pos, (p - 1) | (<i32>(previous != d) << 31));
-      dirty = sScan ? max(dirty, pos) : min(dirty, pos);
+    const ringWindow = readySteps(sa, mailbox, ring, block / INDUCE_BLOCK);
+    if (ringWindow != 0) {
+      d = denseWindow<C>(t, sa, regions, ringWindow, start, end, d, sScan, true);
+    } else {
+      loadSteps<C>(t, sa, n, cache, start, end, true, sScan);
+      d = denseWindow<C>(t, sa, regions, cache, start, end, d, sScan, false);
     }
+  }
+  return d;
+}
+
+/** denseScan's inductions from the entries of SA[start..end), their steps cached (fromRing: in
+ * the ring's window, where they must be the entry's). */
+@inline function denseWindow<C>(t: usize, sa: usize, regions: usize, cache: usize, start: i32, end: i32, d: i32, sScan: bool, fromRing: bool): i32 {
+  let dirty = sScan ? start - 1 : end;
+  for (let x = 0; x < end - start; x++) {
+    const i = sScan ? end - 1 - x : start + x;
+    const v = get(sa, i);
+    d += <i32>(<u32>v >> 31);
+    const p = v & ~MARK;
+    // The rare reload loads the symbols one by one, which keeps this a branch: one load of a
+    // selected address would chain every entry's load to the previous entry's write.
+    let above = false;
+    let c = 0;
+    let fresh = sScan ? i > dirty : i < dirty;
+    let step: u32 = 0;
+    if (fromRing) {
+      const loaded = load<u64>(cache + (<usize>(i - start) << 3));
+      fresh = fresh && <i32>(loaded >> 32) == v;
+      step = <u32>loaded;
+    } else {
+      step = loadStep<C>(cache, i - start, true);
+    }
+    if (fresh) {
+      above = stepAbove<C>(step, sScan);
+      c = stepSymbol<C>(step);
+    } else {
+      const before = chr<C>(t, p - 2);
+      c = chr<C>(t, p - 1);
+      above = sScan ? before > c : before >= c;
+    }
+    const region = regions + (<usize>((c << 1) | <i32>above) << 3);
+    const pos = load<i32>(region) - <i32>sScan;
+    store<i32>(region, pos + <i32>!sScan);
+    const previous = load<i32>(region, 4);
+    store<i32>(region, d, 4);
+    put(sa, pos, (p - 1) | (<i32>(previous != d) << 31));
+    dirty = sScan ? max(dirty, pos) : min(dirty, pos);
   }
   return d;
 }
@@ -855,8 +875,13 @@ function induceFinalBlocked<C>(t: usize, sa: usize, n: i32, counts: usize, bucke
   for (let w = 0; w * INDUCE_BLOCK < n; w++) {
     const start = windowStart(0, n, w, false);
     const end = windowEnd(0, n, w, false);
-    prefetchedSteps<C>(t, sa, n, mailbox, ring, cache, w, start, end, false, false);
-    induceCachedL<C>(t, sa, buckets, cache, start, end);
+    const ringWindow = readySteps(sa, mailbox, ring, w);
+    if (ringWindow != 0) {
+      induceCachedL<C>(t, sa, buckets, ringWindow, start, end, true);
+    } else {
+      loadSteps<C>(t, sa, n, cache, start, end, false, false);
+      induceCachedL<C>(t, sa, buckets, cache, start, end, false);
+    }
   }
   if (ring != 0) finishPrefetch(mailbox);
   bucketBounds<C>(t, n, counts, buckets, k, true);
@@ -864,20 +889,35 @@ function induceFinalBlocked<C>(t: usize, sa: usize, n: i32, counts: usize, bucke
   for (let w = 0; w * INDUCE_BLOCK < n; w++) {
     const start = windowStart(0, n, w, true);
     const end = windowEnd(0, n, w, true);
-    prefetchedSteps<C>(t, sa, n, mailbox, ring, cache, w, start, end, false, true);
-    induceCachedS<C>(t, sa, buckets, cache, start, end);
+    const ringWindow = readySteps(sa, mailbox, ring, w);
+    if (ringWindow != 0) {
+      induceCachedS<C>(t, sa, buckets, ringWindow, start, end, true);
+    } else {
+      loadSteps<C>(t, sa, n, cache, start, end, false, true);
+      induceCachedS<C>(t, sa, buckets, cache, start, end, false);
+    }
   }
   if (ring != 0) finishPrefetch(mailbox);
 }
 
+/** The step of entry p at x of a window: from the cache (u32 steps, or the ring's window of
+ * (entry << 32 | step), where it must be p's), unless written after the cache was (stale). */
+@inline function cachedStep<C>(t: usize, cache: usize, x: i32, p: i32, fresh: bool, fromRing: bool, sScan: bool): u32 {
+  if (fromRing) {
+    const loaded = load<u64>(cache + (<usize>x << 3));
+    return fresh && <i32>(loaded >> 32) == p ? <u32>loaded : stepAt<C>(t, p, sScan);
+  }
+  return fresh ? loadStep<C>(cache, x, false) : stepAt<C>(t, p, sScan);
+}
+
 /** The second pass of the L scan over a window whose steps are cached. */
-@inline function induceCachedL<C>(t: usize, sa: usize, buckets: usize, cache: usize, start: i32, end: i32): void {
+@inline function induceCachedL<C>(t: usize, sa: usize, buckets: usize, cache: usize, start: i32, end: i32, fromRing: bool): void {
   let dirty = end;
   for (let i = start; i < end; i++) {
     const p = get(sa, i);
     put(sa, i, ~p);
     if (p > 0) {
-      const step = i < dirty ? loadStep<C>(cache, i - start, false) : stepAt<C>(t, p, false);
+      const step = cachedStep<C>(t, cache, i - start, p, i < dirty, fromRing, false);
       const j = p - 1;
       const c = stepSymbol<C>(step);
       const pos = get(buckets, c);
@@ -889,12 +929,12 @@ function induceFinalBlocked<C>(t: usize, sa: usize, n: i32, counts: usize, bucke
 }
 
 /** The second pass of the S scan over a window whose steps are cached (downwards). */
-@inline function induceCachedS<C>(t: usize, sa: usize, buckets: usize, cache: usize, start: i32, end: i32): void {
+@inline function induceCachedS<C>(t: usize, sa: usize, buckets: usize, cache: usize, start: i32, end: i32, fromRing: bool): void {
   let dirty = start - 1;
   for (let i = end - 1; i >= start; i--) {
     const p = get(sa, i);
     if (p > 0) {
-      const step = i > dirty ? loadStep<C>(cache, i - start, false) : stepAt<C>(t, p, true);
+      const step = cachedStep<C>(t, cache, i - start, p, i > dirty, fromRing, true);
       const j = p - 1;
       const c = stepSymbol<C>(step);
       const pos = get(buckets, c) - 1;
@@ -998,35 +1038,26 @@ function finishPrefetch(mailbox: usize): void {
   finishChunks(mailbox, COMMAND_PREFETCH, 0, 0, 0, 0, 0, 0, 1, 0);
 }
 
-/**
- * The steps of window w = SA[start..end) into `cache`: from the ring where the helper loaded them
- * for the same entry, else loaded here. Publishes the scan's window first. Without a ring (0) it
- * loads them all. sScan: the scan goes downwards (S scan).
- */
-@inline function prefetchedSteps<C>(t: usize, sa: usize, n: i32, mailbox: usize, ring: usize, cache: usize, w: i32, start: i32, end: i32, dense: bool, sScan: bool): void {
-  let ready = false;
-  if (ring != 0) {
-    // Published every few windows only: a seq-cst store waits for the scan's pending stores.
-    if (w % SCAN_PUBLISH == 0) atomic.store<i32>(mailbox + MAIL_SCAN_WINDOW, w);
-    // Loaded by the helper, or being loaded (wait a little), or not (load here).
-    const tag = ringTag(ring, w);
-    ready = atomic.load<i32>(tag) == w + 1;
-    if (!ready && atomic.load<i32>(mailbox + MAIL_HELPER_WINDOW) == w) {
-      for (let polls = 0; !ready && polls < RING_POLLS; polls++) ready = atomic.load<i32>(tag) == w + 1;
-    }
+/** Window w's steps in the ring (its u64 (entry << 32 | step) slots), or 0 where the helper has not
+ * loaded them: then the scan loads them itself (loadSteps). Publishes the scan's window first.
+ * Without a ring (0) every window is the scan's. */
+@inline function readySteps(sa: usize, mailbox: usize, ring: usize, w: i32): usize {
+  if (ring == 0) return 0;
+  // Published every few windows only: a seq-cst store waits for the scan's pending stores.
+  if (w % SCAN_PUBLISH == 0) atomic.store<i32>(mailbox + MAIL_SCAN_WINDOW, w);
+  // Loaded by the helper, or being loaded (wait a little), or not (load here).
+  const tag = ringTag(ring, w);
+  let ready = atomic.load<i32>(tag) == w + 1;
+  if (!ready && atomic.load<i32>(mailbox + MAIL_HELPER_WINDOW) == w) {
+    for (let polls = 0; !ready && polls < RING_POLLS; polls++) ready = atomic.load<i32>(tag) == w + 1;
   }
-  if (ready) {
-    const steps = ringSteps(ring, w);
-    for (let i = start; i < end; i++) {
-      const v = get(sa, i);
-      const loaded = load<u64>(steps + (<usize>(i - start) << 3));
-      const step = <i32>(loaded >> 32) == v ? <u32>loaded : stepAt<C>(t, stepPosition(v, n, dense), sScan);
-      storeStep<C>(cache, i - start, step, dense);
-    }
-  } else {
-    for (let i = start; i < end; i++) {
-      storeStep<C>(cache, i - start, stepAt<C>(t, stepPosition(get(sa, i), n, dense), sScan), dense);
-    }
+  return ready ? ringSteps(ring, w) : 0;
+}
+
+/** The steps of SA[start..end) into `cache` (u16 each in the byte texts' dense scans, else u32). */
+@inline function loadSteps<C>(t: usize, sa: usize, n: i32, cache: usize, start: i32, end: i32, dense: bool, sScan: bool): void {
+  for (let i = start; i < end; i++) {
+    storeStep<C>(cache, i - start, stepAt<C>(t, stepPosition(get(sa, i), n, dense), sScan), dense);
   }
 }
 
@@ -1208,7 +1239,7 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 @inline const MAIL_M: usize = 24;
 @inline const MAIL_CHUNKS: usize = 28;
 @inline const MAIL_ENTRIES: usize = 32;
-@inline const MAIL_SCAN_WINDOW: usize = 36; // the window a prefetched scan reads (prefetchedSteps)
+@inline const MAIL_SCAN_WINDOW: usize = 36; // the window a prefetched scan reads (readySteps)
 @inline const MAIL_RING: usize = 40; // that scan's ring
 @inline const MAIL_HELPER_WINDOW: usize = 44; // the window the helper loads into the ring
 @inline const MAIL_CLAIM: usize = 64; // own cache line: both threads hammer it

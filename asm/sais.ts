@@ -241,7 +241,7 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
       lmsPositionsShared(t, reduced, n, m, mailbox, textChunks);
     } else {
       if (countLms) memory.fill(lmsCounts, 0, <usize>k << 2);
-      lmsPositions<C>(t, reduced, 0, n - 1, 0, m, 0, countLms ? lmsCounts : 0);
+      lmsPositions<C>(t, reduced, 0, n - 1, 0, m, 0, countLms, lmsCounts);
     }
     if (chunks != 0) {
       shareChunks(mailbox, COMMAND_MAP_RANKS, reduced, 0, sa, n, m, m, chunks, 0);
@@ -297,10 +297,10 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
 
 /**
  * s1[j] = the j-th LMS position from the left, for the positions from + 1 .. to, right to left from
- * the state at `to` (S type or not; n - 1 is L type): those s1[bottom .. top). When lmsCounts is
- * not 0, it also counts them per symbol there.
+ * the state at `to` (S type or not; n - 1 is L type): those s1[bottom .. top). When counting, it
+ * also counts them per symbol in lmsCounts.
  */
-function lmsPositions<C>(t: usize, reduced: usize, from: i32, to: i32, toIsS: i32, top: i32, bottom: i32, lmsCounts: usize): void {
+@inline function lmsPositions<C>(t: usize, reduced: usize, from: i32, to: i32, toIsS: i32, top: i32, bottom: i32, counting: bool, lmsCounts: usize): void {
   let j = top;
   let c1 = chr<C>(t, to);
   let nextIsS = toIsS;
@@ -311,9 +311,9 @@ function lmsPositions<C>(t: usize, reduced: usize, from: i32, to: i32, toIsS: i3
     // the range's last LMS position the writes land in s1[-1] = SA[n + fs - m - 1], which is free:
     // above SA1 (n + fs - 2m >= 1) and above lmsCounts (n + fs - 2m >= 3k when counting).
     const isLms = nextIsS & ~isS;
-    put(reduced, select<i32>(j - 1, -1, j > bottom), i + 1);
+    put(reduced, bottom == 0 ? j - 1 : select<i32>(j - 1, -1, j > bottom), i + 1);
     j -= isLms;
-    if (lmsCounts != 0) put(lmsCounts, c1, get(lmsCounts, c1) + isLms);
+    if (counting) put(lmsCounts, c1, get(lmsCounts, c1) + isLms);
     nextIsS = isS;
     c1 = c0;
   }
@@ -1376,7 +1376,7 @@ function runChunk(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize, n: 
     mapRanks(sa, t, from, to);
   } else if (kind == COMMAND_LMS_POSITIONS) {
     const top = load<i32>(count + (<usize>MAX_CHUNKS << 2));
-    lmsPositions<u8>(t, sa, from, to, load<i32>(count), top, top - get(mailbox + MAIL_TEXT_LMS, c), 0);
+    lmsPositions<u8>(t, sa, from, to, load<i32>(count), top, top - get(mailbox + MAIL_TEXT_LMS, c), false, 0);
   } else if (kind == COMMAND_PREFETCH) {
     prefetchScan(t, sa, n, m, m + entries, wide, mailbox); // m: the scan's first slot; wide: flags
   }

@@ -19,8 +19,9 @@
 //             caches of naming (every level) and of the final induction (byte levels, and
 //             reduced ones with the helper's ring) at its start, SA[n ..), when they fit
 //             (3 * NAME_BLOCK, INDUCE_BLOCK slots; otherwise plain loops are used); the
-//             helper's ring (RING_SLOTS) at the top of the free slots. With the helper, stage 1's placement first counts in
-//             tables of 2 * 256 slots per chunk at SA[n ..) (placeLmsShared).
+//             helper's ring (RING_SLOTS) at the top of the free slots. With the helper, stage
+//             1's placement first counts in tables of 2 * 256 slots per chunk at SA[n ..)
+//             (placeLmsShared).
 //   naming    sorted LMS positions in SA[0..m), their names at SA[m + (p >> 1)]. When n <= 2^30
 //             and 2k slots are free, stage 1's induction names the LMS substrings as it sorts them
 //             (induceStage1Named; its bucket heads and classes in SA[n .. n + 2k)); otherwise
@@ -871,30 +872,23 @@ function induceFinal<C>(t: usize, sa: usize, n: i32, counts: usize, buckets: usi
 function induceFinalBlocked<C>(t: usize, sa: usize, n: i32, counts: usize, buckets: usize, k: i32, cache: usize, mailbox: usize, ring: usize): void {
   bucketBounds<C>(t, n, counts, buckets, k, false);
   induceL<C>(t, sa, buckets, n - 1); // the sentinel's predecessor
-  if (ring != 0) startPrefetch<C>(mailbox, t, sa, n, 0, n, false, false, ring);
-  for (let w = 0; w * INDUCE_BLOCK < n; w++) {
-    const start = windowStart(0, n, w, false);
-    const end = windowEnd(0, n, w, false);
-    const ringWindow = readySteps(sa, mailbox, ring, w);
-    if (ringWindow != 0) {
-      induceCachedL<C>(t, sa, buckets, ringWindow, start, end, true);
-    } else {
-      loadSteps<C>(t, sa, n, cache, start, end, false, false);
-      induceCachedL<C>(t, sa, buckets, cache, start, end, false);
-    }
-  }
-  if (ring != 0) finishPrefetch(mailbox);
+  finalScan<C>(t, sa, n, buckets, cache, mailbox, ring, false);
   bucketBounds<C>(t, n, counts, buckets, k, true);
-  if (ring != 0) startPrefetch<C>(mailbox, t, sa, n, 0, n, true, false, ring);
+  finalScan<C>(t, sa, n, buckets, cache, mailbox, ring, true);
+}
+
+/** One scan of induceFinalBlocked, window by window: the L scan upwards, the S scan downwards. */
+@inline function finalScan<C>(t: usize, sa: usize, n: i32, buckets: usize, cache: usize, mailbox: usize, ring: usize, sScan: bool): void {
+  if (ring != 0) startPrefetch<C>(mailbox, t, sa, n, 0, n, sScan, false, ring);
   for (let w = 0; w * INDUCE_BLOCK < n; w++) {
-    const start = windowStart(0, n, w, true);
-    const end = windowEnd(0, n, w, true);
+    const start = windowStart(0, n, w, sScan);
+    const end = windowEnd(0, n, w, sScan);
     const ringWindow = readySteps(sa, mailbox, ring, w);
     if (ringWindow != 0) {
-      induceCachedS<C>(t, sa, buckets, ringWindow, start, end, true);
+      induceCached<C>(t, sa, buckets, ringWindow, start, end, true, sScan);
     } else {
-      loadSteps<C>(t, sa, n, cache, start, end, false, true);
-      induceCachedS<C>(t, sa, buckets, cache, start, end, false);
+      loadSteps<C>(t, sa, n, cache, start, end, false, sScan);
+      induceCached<C>(t, sa, buckets, cache, start, end, false, sScan);
     }
   }
   if (ring != 0) finishPrefetch(mailbox);
@@ -908,6 +902,15 @@ function induceFinalBlocked<C>(t: usize, sa: usize, n: i32, counts: usize, bucke
     return fresh && <i32>(loaded >> 32) == p ? <u32>loaded : stepAt<C>(t, p, sScan);
   }
   return fresh ? loadStep<C>(cache, x, false) : stepAt<C>(t, p, sScan);
+}
+
+/** The second pass of a final scan over a window whose steps are cached. */
+@inline function induceCached<C>(t: usize, sa: usize, buckets: usize, cache: usize, start: i32, end: i32, fromRing: bool, sScan: bool): void {
+  if (sScan) {
+    induceCachedS<C>(t, sa, buckets, cache, start, end, fromRing);
+  } else {
+    induceCachedL<C>(t, sa, buckets, cache, start, end, fromRing);
+  }
 }
 
 /** The second pass of the L scan over a window whose steps are cached. */
@@ -953,10 +956,10 @@ function induceFinalBlocked<C>(t: usize, sa: usize, n: i32, counts: usize, bucke
 // helper loads every second window's steps ahead of the scan into a ring in the workspace, and
 // the scan loads the others itself; a helper with time to spare (its windows loaded as far as the
 // ring reaches) loads the scan's windows too, nearest first, and the scan takes every window it
-// finds loaded. A ring entry keeps the entry it was loaded for (the step is a
-// function of it), and the scan takes the step only where its entry is still that one: an entry
-// written after the helper read the slot is loaded by the scan. So the result never depends on
-// the helper's timing; without the helper the scan loads every window itself.
+// finds loaded. A ring entry keeps the entry it was loaded for (the step is a function of it), and
+// the scan takes the step only where its entry is still that one: an entry written after the
+// helper read the slot is loaded by the scan. So the result never depends on the helper's timing;
+// without the helper the scan loads every window itself.
 //
 // Ring (RING_SLOTS at `ring`): RING_WINDOWS windows of INDUCE_BLOCK u64 (entry << 32 | step) and
 // a tag per window (1 + the window's number once its steps are written). The helper writes window
@@ -1064,8 +1067,7 @@ function finishPrefetch(mailbox: usize): void {
 /** The helper's part of a scan: its windows (those not a multiple of SCAN_SHARE) ahead of the
  * scan, at most RING_WINDOWS - 1 ahead, then the scan's ones in that reach; their entries and
  * steps go into the ring. It skips to the scan's window whenever the scan passed it, and returns
- * once the scan is over. flags: down,
- * dense, reduced string (bits 0, 1, 2). */
+ * once the scan is over. flags: down, dense, reduced string (bits 0, 1, 2). */
 function prefetchScan(t: usize, sa: usize, n: i32, from: i32, to: i32, flags: i32, mailbox: usize): void {
   if ((flags & 4) != 0) {
     prefetchWindows<i32>(t, sa, n, from, to, (flags & 1) != 0, (flags & 2) != 0, mailbox);

@@ -2,15 +2,16 @@
 // and naive scans, and every bad-input case: one-line error, exit code, no output file left behind.
 import { describe, expect, it, beforeAll } from "vitest";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { packagePath } from "../src/paths.js";
 import { lcp } from "../src/index.js";
 import { naiveSuffixArray, randomText, longRepeats, firstDifference } from "./support/inputs.js";
+import { tempDirs } from "./support/temp.js";
 
 const main = packagePath("dist", "src", "cli", "main.js");
 let dir: string;
+const tempDir = tempDirs("sufsort-apps-");
 
 function sufsort(...args: string[]): { code: number; out: Buffer; err: string } {
   const r = spawnSync(process.execPath, [main, ...args], { cwd: dir });
@@ -35,7 +36,7 @@ function naiveCount(t: Uint8Array, p: Uint8Array): number[] {
 }
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "sufsort-apps-"));
+  dir = tempDir();
 });
 
 describe("bwt / unbwt", () => {

@@ -2,12 +2,13 @@
 // error case with its exit code and message, and that failures leave no output behind.
 import { describe, expect, it, beforeAll } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync, chmodSync, mkdirSync, symlinkSync } from "node:fs";
+import { readFileSync, writeFileSync, existsSync, readdirSync, chmodSync, mkdirSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { packagePath } from "../src/paths.js";
 import { naiveSuffixArray, randomText } from "./support/inputs.js";
+import { tempDirs } from "./support/temp.js";
 
 const CLI = packagePath("dist", "src", "cli", "main.js");
 
@@ -16,9 +17,7 @@ function sufsort(...args: string[]) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-function tmp(): string {
-  return mkdtempSync(join(tmpdir(), "sufsort-cli-"));
-}
+const tmp = tempDirs("sufsort-cli-");
 
 function readSA(path: string): Uint32Array {
   const b = readFileSync(path);

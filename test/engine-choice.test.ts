@@ -3,8 +3,7 @@
 // and the errors and exit codes through the API and the CLI.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync, existsSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { selectEngine } from "../src/engine/build.js";
 import {
@@ -28,8 +27,10 @@ import { SufsortError } from "../src/errors.js";
 import { suffixArray } from "../src/index.js";
 import { packagePath } from "../src/paths.js";
 import { hardFamilies, naiveSuffixArray, randomText } from "./support/inputs.js";
+import { tempDirs } from "./support/temp.js";
 
 const MiB = 1 << 20;
+const tempDir = tempDirs("sufsort-engine-");
 
 // A hardware adapter, if this machine has one: opened once for the file (Dawn processes that
 // opened several devices hung at exit on the H200).
@@ -245,7 +246,7 @@ describe("sufsort build --engine", () => {
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   };
   const input = () => {
-    const dir = mkdtempSync(join(tmpdir(), "sufsort-engine-"));
+    const dir = tempDir();
     writeFileSync(join(dir, "t"), randomText(3000, 4, 2));
     return dir;
   };

@@ -4,8 +4,7 @@
 // with small inputs.
 // Run on a real GPU with SUFSORT_GPU=hardware.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { bwtPlaced, type BwtInHeap } from "../../src/apps/bwt.js";
@@ -15,6 +14,7 @@ import { WORKGROUP_SIZE } from "../../src/gpu/kernels.js";
 import { SEGSORT_TILE } from "../../src/gpu/primitives/segmented-sort.js";
 import { bwt, FMIndex, SufsortError } from "../../src/index.js";
 import { firstDifference, hardFamilies, naiveSuffixArray, randomText, rng } from "../support/inputs.js";
+import { tempDirs } from "../support/temp.js";
 import { packagePath } from "../../src/paths.js";
 import { readU32 } from "../../src/gpu/kernels.js";
 import { SequentialExecutor } from "../../src/cpu/executor.js";
@@ -53,6 +53,8 @@ async function expectLikeCpu(gpu: GpuContext, algo: string, text: Uint8Array, wh
   expect(at, `${algo} BWT of ${what} (n = ${text.length}): first difference at ${at} (got ${got.bwt[at]}, want ${want.bwt[at]})`).toBe(-1);
   expect(got.primary, `${algo} primary index of ${what} (n = ${text.length})`).toBe(want.primary);
 }
+
+const tempDir = tempDirs("sufsort-gpu-apps-");
 
 /** Every GPU sorter, and gpu-spd's two layouts forced (it takes the position-indexed one only
  * below 64 MiB where long runs are common). */
@@ -260,7 +262,7 @@ describe("GPU applications through the CLI", () => {
   };
 
   gpuIt("bwt --algo gpu-ls and search --engine gpu write what the CPU writes", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "sufsort-gpu-apps-"));
+    const dir = tempDir();
     const text = randomText(3000, 5, 9).map((b) => 97 + b / 51); // a..e
     writeFileSync(join(dir, "t"), text);
     const mode = testGpuMode();

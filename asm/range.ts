@@ -9,7 +9,8 @@ function u32At(ptr: usize, j: u32): usize {
   return ptr + (<usize>j << 2);
 }
 
-/** The code of text[i] (u32 codes[256] maps bytes to 1..sigma), 0 past the end. */
+/** The code of text[i] (u32 codes[256] maps bytes to 0..sigma-1), 0 past the end: keys pad a
+ * suffix that runs out with the smallest code (see roundKey for how such ties are broken). */
 @inline
 function codeAt(text: usize, n: u32, codes: usize, i: u32): u64 {
   return i < n ? <u64>load<u32>(codes + (<usize>load<u8>(text + <usize>i) << 2)) : 0;
@@ -138,10 +139,22 @@ export function rangeRankSliceU32(
   return rankSlice<u32>(keys, sa, isa, s, e, lo, hi, out, total, false, true);
 }
 
-/** keys[j] = isa[sa[j] + h] for j in [lo, hi): the sort key of a doubling round. */
-export function rangeGatherKeys(sa: usize, isa: usize, keys: usize, lo: u32, hi: u32, h: u32): void {
+/**
+ * The sort key of suffix i in the doubling round of prefix length h: h + rank[i + h] (rank[n] = 0),
+ * or, when the suffix is shorter than h, its length n - i (< h). Keys pad suffixes with the smallest
+ * code, so a group may hold suffixes that run out beside ones that go on with that code: a suffix
+ * that runs out is a proper prefix of every other member, and of every longer one that runs out
+ * too, so it sorts first, the shorter first. Keys lie in [1, n + h].
+ */
+@inline
+function roundKey(isa: usize, i: u32, h: u32, n: u32): u32 {
+  return i + h <= n ? h + load<u32>(u32At(isa, i + h)) : n - i;
+}
+
+/** keys[j] = roundKey(sa[j]) for j in [lo, hi): the sort key of a doubling round. */
+export function rangeGatherKeys(sa: usize, isa: usize, keys: usize, lo: u32, hi: u32, h: u32, n: u32): void {
   for (let j = lo; j < hi; j++) {
-    store<u32>(u32At(keys, j), load<u32>(u32At(isa, load<u32>(u32At(sa, j)) + h)));
+    store<u32>(u32At(keys, j), roundKey(isa, load<u32>(u32At(sa, j)), h, n));
   }
 }
 
@@ -230,15 +243,15 @@ function placeSmallGroup(tmp: usize, s: u32, e: u32, keys: usize, sa: usize): vo
 
 /**
  * Phase A of a round for groups[g0..g1) ((start, length) pairs): each group of at most `large`
- * suffixes is sorted whole here by isa[suffix + h] (packed with the suffix into u64 at tmp[j]), and
+ * suffixes is sorted whole here by its roundKey (packed with the suffix into u64 at tmp[j]), and
  * its sorted keys left in keys[]; a group whose keys all tie is left as it is, with its key in its
  * first and last slot of keys[] only. Groups of at least radixMin suffixes are radix sorted (ranks
- * below 2^rankBits; counts: 2^11 u32 of scratch), smaller ones by introsort. Larger groups than
+ * below 2^rankBits (keys up to n + h); counts: 2^11 u32 of scratch), smaller ones by introsort. Larger groups than
  * `large` are listed in largeOut for the parallel sort. Returns how many were listed.
  */
 export function rangeSortGroups(
-  groups: usize, g0: u32, g1: u32, sa: usize, isa: usize, keys: usize, tmp: usize, h: u32, large: u32, largeOut: usize,
-  radixMin: u32, rankBits: u32, counts: usize,
+  groups: usize, g0: u32, g1: u32, sa: usize, isa: usize, keys: usize, tmp: usize, h: u32, n: u32, large: u32,
+  largeOut: usize, radixMin: u32, rankBits: u32, counts: usize,
 ): u32 {
   // Two sweeps over the block's groups, so that the random rank loads of the first are
   // independent of each other (many in flight) instead of waiting behind each group's sort.
@@ -252,7 +265,7 @@ export function rangeSortGroups(
     }
     for (let j = s, e = s + len; j < e; j++) {
       const suffix = load<u32>(u32At(sa, j));
-      store<u64>(tmp + (<usize>j << 3), (<u64>load<u32>(u32At(isa, suffix + h)) << 32) | suffix);
+      store<u64>(tmp + (<usize>j << 3), (<u64>roundKey(isa, suffix, h, n) << 32) | suffix);
     }
   }
   for (let g = g0; g < g1; g++) {

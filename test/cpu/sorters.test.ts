@@ -63,6 +63,23 @@ describe.each(ALGORITHMS)("--algo %s", (algorithm) => {
       }
     });
 
+    it("texts ending in a run of their smallest byte (range pads keys with it)", async () => {
+      for (const sigma of [2, 4, 256]) {
+        for (const tail of [1, 2, 3, 7, 8, 9, 17, 40, 300]) {
+          for (const n of [tail, tail + 1, 100, 5000]) {
+            if (n < tail) continue;
+            const t = randomText(n, sigma, 31 * sigma + 7 * tail + n);
+            let least = 255;
+            for (const b of t) least = Math.min(least, b);
+            t.fill(least, n - tail);
+            // runs of that byte inside the text too, which padded suffixes tie with
+            for (let at = 0; at + 2 * tail < n - tail; at += 3 * tail + 5) t.fill(least, at, at + tail);
+            expectSA(await build(t), want(`tail ${sigma} ${tail} ${n}`, t), `sigma ${sigma}, tail ${tail}, n ${n}`);
+          }
+        }
+      }
+    });
+
     it.each(FAMILY_LENGTHS)("hard families at n = %i", async (n) => {
       for (const [name, t] of hardFamilies(n)) {
         expectSA(await build(t), want(`${name} ${n}`, t), `${name}, n ${n}`);

@@ -2,10 +2,12 @@
 // parallelRange (Shun, Blelloch et al., pbbsbench benchmarks/suffixArray/parallelRange); group types
 // by size as in "Fast in-memory suffix sorting on the GPU" (../shared/seeds/001).
 //
-//   sort all suffixes by their first `chars` characters, packed in a u64 key (MSD radix)
+//   sort all suffixes by their first `chars` characters, packed in a u64 key (MSD radix; a suffix
+//   that runs out is padded with the smallest character)
 //   rank[i] = 1 + index of the head of i's group (rank[n] = 0); groups = runs of equal keys, size >= 2
 //   for h = chars, 2 chars, 4 chars, ... while groups remain:
-//     A: sort every group by rank[SA[j] + h]: small groups whole inside one worker, large ones
+//     A: sort every group by rank[SA[j] + h] (a member shorter than h first, by its length; see
+//        roundKey in asm/range.ts): small groups whole inside one worker, large ones
 //        (more than 1/(threads * LARGE_SHARE) of the unsorted suffixes) with the parallel radix sort
 //     B: split every group into runs of equal keys; rank = head of run; runs of size >= 2 are the
 //        next round's groups, singletons are final and drop out for good
@@ -107,7 +109,7 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
   const groupCounts = heap.alloc(GROUP_COUNTS_BYTES * groupBlocksMax);
   const histograms = heap.alloc(1024 * exec.threads);
 
-  // Alphabet: codes 1..sigma in byte order; 0 marks the end of the text.
+  // Alphabet: codes 0..sigma-1 in byte order; keys pad with 0 past the end of the text.
   const parts = blocks(0, n, exec.threads);
   heap.u32(histograms, 256 * parts.length).fill(0); // the kernel adds to its row
   await exec.map("byteHistogram", parts.map(([a, b], i) => [text, a, b, histograms + 1024 * i]));
@@ -118,11 +120,11 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
   for (let c = 0; c < 256; c++) {
     let seen = 0;
     for (let p = 0; p < parts.length; p++) seen += counts[256 * p + c];
-    codeOf[c] = seen > 0 ? ++sigma : 0;
+    codeOf[c] = seen > 0 ? sigma++ : 0;
     if (seen > 0) entropy -= (seen / n) * Math.log2(seen / n);
   }
   clock.lap("histogram");
-  const bits = bitsFor(sigma);
+  const bits = Math.max(1, bitsFor(sigma - 1));
   // As many characters as fit in 64 bits, but no more than a text of this entropy needs to leave
   // few suffixes unsorted (random DNA: ~16 of 21): a pass over bits that decide nothing is waste.
   const chars = Math.min(Math.floor(64 / bits), Math.ceil(Math.log2(n) / Math.max(entropy, 0.5)) + EXTRA_CHARS);
@@ -164,8 +166,8 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
 
   // Invariants at the top of each round: SA is sorted by the first h characters; rank[i] is 1 + the
   // position of the head of i's group in SA and rank[n] = 0; groupList holds the groups of size >= 2
-  // in SA order, together `unsorted` suffixes; every suffix i in a group has i + h <= n (a suffix
-  // shorter than h is unique).
+  // in SA order, together `unsorted` suffixes. Equal first h characters with the padding: a suffix
+  // shorter than h may share a group with suffixes that go on with the smallest character.
   for (let h = chars; groups > 0; h *= 2) {
     ctx.onProgress?.(1 - unsorted / n);
     if (h >= HAND_OVER_PREFIX && unsorted > HAND_OVER_SHARE * n && n <= skewMaxLength) {
@@ -184,8 +186,8 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
     const listed = await exec.map(
       "rangeSortGroups",
       groupBlocks.map(([g0, g1], i) => [
-        groupList, g0, g1, sa, isa, keys, regionB, h, large, largeLists + 4 * largeCap * i,
-        rangeTuning.radixGroupMin, bitsFor(n), groupCounts + GROUP_COUNTS_BYTES * i,
+        groupList, g0, g1, sa, isa, keys, regionB, h, n, large, largeLists + 4 * largeCap * i,
+        rangeTuning.radixGroupMin, bitsFor(n + h), groupCounts + GROUP_COUNTS_BYTES * i,
       ]),
     );
     clock.lap("A");
@@ -198,8 +200,8 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
     for (const g of largeGroups) {
       const s = list[2 * g];
       const e = s + list[2 * g + 1];
-      await forBlocks(exec, "rangeGatherKeys", s, e, (a, b) => [sa, isa, keys, a, b, h]);
-      await radixSort(exec, { keys, vals: sa, tmpKeys: regionB, tmpVals: regionB + 4 * n, keyBytes: 4 }, s, e, 0, bitsFor(n));
+      await forBlocks(exec, "rangeGatherKeys", s, e, (a, b) => [sa, isa, keys, a, b, h, n]);
+      await radixSort(exec, { keys, vals: sa, tmpKeys: regionB, tmpVals: regionB + 4 * n, keyBytes: 4 }, s, e, 0, bitsFor(n + h));
     }
 
     clock.lap("large");

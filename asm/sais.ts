@@ -193,8 +193,8 @@ function bucketBounds<C>(t: usize, n: i32, counts: usize, buckets: usize, k: i32
 // ---- one level of SA-IS ------------------------------------------------------------------------
 
 function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usize): i32 {
-  if (sizeof<C>() == 4 && <i64>k * DOUBLING_NAMES_DEN >= <i64>n * DOUBLING_NAMES_NUM && fs >= doublingSlots(n)) {
-    if (sortByDoubling(t, sa, n, k, sa + (<usize>n << 2))) return 0;
+  if (sizeof<C>() == 4 && <i64>k * DOUBLING_NAMES_DEN >= <i64>n * DOUBLING_NAMES_NUM && fs > n + k) {
+    if (sortByDoubling(t, sa, n, k, sa + (<usize>n << 2), fs)) return 0;
   }
   if (fs < k) return NEEDS_WORKSPACE;
   const counts = sa + (<usize>(n + fs - k) << 2);
@@ -442,27 +442,21 @@ function sortLmsSubstringsByInduction<C>(t: usize, sa: usize, n: i32, fs: i32, k
 @inline const DOUBLING_GROUPED_DEN: i64 = 5;
 @inline const DOUBLING_WORK: i64 = 2;
 
-/** Workspace slots of sortByDoubling: ranks (n + 1), two group lists (n each), sort pairs (2 n + 1). */
-@inline function doublingSlots(n: i32): i32 {
-  return 5 * n + 2;
-}
-
 /**
  * SA[0..n) = the suffix array of t (n names in [0, k), k <= n) by prefix doubling, or false where it
- * gives up (see DOUBLING_WORK; t is left as it was). work: doublingSlots(n) free slots. rank[i] = 1 + the index of the head of i's group in SA, rank[n] = 0 (the empty
- * suffix); a group is a run of suffixes whose first h names tie (h = 1, 2, 4, ...), and each round
- * sorts every group of two or more by the rank of suffix + h. Ranks are updated as each group
+ * gives up (see DOUBLING_WORK) or its lists do not fit; t is left as it was. work: `free` slots,
+ * at least n + 1 + k. rank[i] = 1 + the index of the head of i's group in SA, rank[n] = 0 (the
+ * empty suffix); a group is a run of suffixes whose first h names tie (h = 1, 2, 4, ...), and each
+ * round sorts every group of two or more by the rank of suffix + h. Ranks are updated as each group
  * splits, so later groups of the same round may see ranks of longer prefixes: they still order
  * suffixes as their prefixes do (Larsson and Sadakane, "Faster suffix sorting", 2007).
  */
-function sortByDoubling(t: usize, sa: usize, n: i32, k: i32, work: usize): bool {
+function sortByDoubling(t: usize, sa: usize, n: i32, k: i32, work: usize, free: i32): bool {
   const rank = work;
-  let groups = rank + (<usize>(n + 1) << 2); // (start, length) of the groups of this round
-  let next = groups + (<usize>n << 2); // ... and of the next
-  const pairs = (next + (<usize>n << 2) + 7) & ~(<usize>7); // u64 (key << 32 | suffix) of one group
+  const lists = rank + (<usize>(n + 1) << 2);
 
-  // h = 1: counting sort by the first name (the counts in the pairs' slots: k <= n)
-  const counts = pairs;
+  // h = 1: counting sort by the first name (counts where the group lists go next)
+  const counts = lists;
   memory.fill(counts, 0, <usize>k << 2);
   for (let i = 0; i < n; i++) {
     const at = counts + (<usize>get(t, i) << 2);
@@ -480,22 +474,32 @@ function sortByDoubling(t: usize, sa: usize, n: i32, k: i32, work: usize): bool 
     store<i32>(at, j + 1);
     put(sa, j, i);
   }
-  // counts[c] is now the end of name c's run in SA
+  // Ranks, and the groups as (start, length) pairs over the counts: a group of length >= 2 takes
+  // at most as many slots as it has suffixes, so a list never takes more than `grouped` slots.
+  let groups = lists;
   let count = 0;
-  let grouped: i64 = 0;
+  let grouped = 0;
+  let largest = 0;
   for (let j = 0; j < n;) {
-    const end = get(counts, get(t, get(sa, j)));
+    const name = get(t, get(sa, j));
+    let end = j + 1;
+    while (end < n && get(t, get(sa, end)) == name) end++;
     for (let x = j; x < end; x++) put(rank, get(sa, x), j + 1);
     if (end - j >= 2) {
       put(groups, 2 * count, j);
       put(groups, 2 * count + 1, end - j);
       count++;
       grouped += end - j;
+      largest = max(largest, end - j);
     }
     j = end;
   }
   put(rank, n, 0);
-  if (grouped * DOUBLING_GROUPED_DEN > <i64>n * DOUBLING_GROUPED_NUM) return false;
+  if (<i64>grouped * DOUBLING_GROUPED_DEN > <i64>n * DOUBLING_GROUPED_NUM) return false;
+  // the next round's list, then a group's u64 (key << 32 | suffix) pairs
+  if (<i64>n + 1 + 2 * <i64>grouped + 2 * <i64>largest + 2 > <i64>free) return false;
+  let next = groups + (<usize>grouped << 2);
+  const pairs = (next + (<usize>grouped << 2) + 7) & ~(<usize>7);
 
   let budget = <i64>n * DOUBLING_WORK;
   for (let h = 1; count > 0; h <<= 1) {

@@ -245,9 +245,10 @@ function placeSmallGroup(tmp: usize, s: u32, e: u32, keys: usize, sa: usize): vo
  * Phase A of a round for groups[g0..g1) ((start, length) pairs): each group of at most `large`
  * suffixes is sorted whole here by its roundKey (packed with the suffix into u64 at tmp[j]), and
  * its sorted keys left in keys[]; a group whose keys all tie is left as it is, with its key in its
- * first and last slot of keys[] only. Groups of at least radixMin suffixes are radix sorted (ranks
- * below 2^rankBits (keys up to n + h); counts: 2^11 u32 of scratch), smaller ones by introsort. Larger groups than
- * `large` are listed in largeOut for the parallel sort. Returns how many were listed.
+ * first and last slot of keys[] only. Groups of at least radixMin suffixes are radix sorted (keys
+ * below 2^rankBits, which covers n + h; counts: 2^11 u32 of scratch), smaller ones by introsort.
+ * Larger groups than `large` are listed in largeOut for the parallel sort. Returns how many were
+ * listed.
  */
 export function rangeSortGroups(
   groups: usize, g0: u32, g1: u32, sa: usize, isa: usize, keys: usize, tmp: usize, h: u32, n: u32, large: u32,

@@ -455,19 +455,9 @@ function sortByDoubling(t: usize, sa: usize, n: i32, k: i32, work: usize, free: 
   const rank = work;
   const lists = rank + (<usize>(n + 1) << 2);
 
-  // h = 1: counting sort by the first name (counts where the group lists go next)
+  // h = 1: counting sort by the first name (bucket starts where the group lists go next)
   const counts = lists;
-  memory.fill(counts, 0, <usize>k << 2);
-  for (let i = 0; i < n; i++) {
-    const at = counts + (<usize>get(t, i) << 2);
-    store<i32>(at, load<i32>(at) + 1);
-  }
-  let sum = 0;
-  for (let c = 0; c < k; c++) {
-    const count = get(counts, c);
-    put(counts, c, sum);
-    sum += count;
-  }
+  bucketBounds<i32>(t, n, counts, counts, k, false);
   for (let i = 0; i < n; i++) {
     const at = counts + (<usize>get(t, i) << 2);
     const j = load<i32>(at);

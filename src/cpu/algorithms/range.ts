@@ -126,7 +126,7 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
   clock.lap("histogram");
   const bits = Math.max(1, bitsFor(sigma - 1));
   // As many characters as fit in 64 bits, but no more than a text of this entropy needs to leave
-  // few suffixes unsorted (random DNA: ~16 of 21): a pass over bits that decide nothing is waste.
+  // few suffixes unsorted (random DNA: ~16 of 32): a pass over bits that decide nothing is waste.
   const chars = Math.min(Math.floor(64 / bits), Math.ceil(Math.log2(n) / Math.max(entropy, 0.5)) + EXTRA_CHARS);
 
   // Small texts write first ranks straight to text order (random stores that mostly hit cache);

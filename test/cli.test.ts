@@ -214,6 +214,22 @@ describe("sufsort bench", () => {
     expect(sais.peerMbPerSec).toBeCloseTo(65536 / 1e6 / paired, 6);
     expect(sais.ratio).toBeCloseTo((sais.mbPerSec as number) / (sais.peerMbPerSec as number), 6);
   });
+
+  it("--speedup times each multi-thread CPU row on one thread too and prints the ratio", () => {
+    const r = sufsort("bench", "--gen", "dna:64KiB", "--algos", "range", "--threads", "2", "--runs", "3", "--speedup", "--json");
+    expect(r.code, r.stderr).toBe(0);
+    const [row, ...rest] = r.stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, number | string>);
+    expect(rest).toEqual([]);
+    expect(row!.threads).toBe(2);
+    const single = row!.oneThreadSeconds as number;
+    expect(single).toBeGreaterThan(0);
+    expect(row!.speedup).toBeCloseTo(single / (row!.seconds as number), 6);
+    expect(row!.firstSeconds as number).toBeGreaterThan(0);
+    // one thread: nothing to compare, no column
+    const one = sufsort("bench", "--gen", "dna:64KiB", "--algos", "range", "--threads", "1", "--runs", "3", "--speedup");
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stdout).not.toMatch(/vs 1 thread/);
+  });
 });
 
 describe("sufsort bench --floor", () => {

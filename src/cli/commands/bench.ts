@@ -24,7 +24,11 @@ interface Row {
   /** --paired: the median of the peer's runs paired with this row's. */
   pairedPeerSeconds?: number;
   ratio?: number;
-  /** The first, untimed run on the input (GPU buffers; worker pool start for CPU engine rows). */
+  /** --speedup: the median of the 1-thread runs of the same algorithm paired with this row's. */
+  oneThreadSeconds?: number;
+  /** --speedup: oneThreadSeconds / seconds. */
+  speedup?: number;
+  /** The first, untimed run on the input (GPU buffers; the worker pool's start for CPU rows). */
   firstSeconds?: number;
   /** Engine rows: the engine asked for, and why the policy chose the algorithm. */
   engineChoice?: EngineChoice;
@@ -42,15 +46,16 @@ export const benchCommand: Command = {
   name: "bench",
   summary: "time algorithms (and libdivsufsort) on files or generated inputs",
   help: `Usage: sufsort bench [FILES...] [--gen KIND:SIZE]... [--algos a,b] [--engines e,f]
-                    [--threads N] [--gpu MODE] [--runs R] [--peer divsufsort] [--paired] [--floor]
-                    [--json]
+                    [--threads N] [--gpu MODE] [--runs R] [--peer divsufsort] [--paired] [--speedup]
+                    [--floor] [--json]
 
 Times suffix-array construction (median of R runs, construction only: no I/O) and prints a table:
 input, n, engine, algo, threads, seconds, MB/s (1 MB = 10^6 bytes). With --peer divsufsort, libdivsufsort
 2.0.1 (Debian libdivsufsort-dev; our driver bench/peers/divsufsort.c is compiled on first use) is
-timed on the same inputs in the same run and the ratio ours/peer is printed. GPU algorithms get one
-device for the whole run and one untimed first build per input (shader compilation and buffer
-allocation; reported apart as "first s"), then more untimed builds until 1 s has passed (the
+timed on the same inputs in the same run and the ratio ours/peer is printed. Every row starts with
+one untimed build (the worker pool's start, the heap's first touch; for GPU algorithms shader
+compilation and buffer allocation), reported apart as "first s". GPU algorithms get one device for
+the whole run and more untimed builds until 1 s has passed (the
 GPU's clocks fall while only the CPU works, e.g. during the peer's run); their timed builds include
 uploading the text and downloading the SA.
 
@@ -80,6 +85,10 @@ Options:
                      that a slow spell of the machine slows both sides of the ratio (GPU rows keep
                      the ratio to the first libdivsufsort row: the peer's CPU-only seconds would
                      let the GPU's clocks fall before each run)
+  --speedup          for CPU rows with more than one thread: the same algorithm also runs on one
+                     thread right before each timed run, and the row prints its speedup, the
+                     median of those 1-thread runs over the row's median (a slow spell of the
+                     machine slows both)
   --floor            also time each input's transfer floor on the GPU (row gpu-transfer): the text
                      uploaded and an n-entry array delivered into the heap the ways the GPU
                      sorters take, nothing sorted; a GPU row's seconds minus it is what its
@@ -96,6 +105,7 @@ Options:
     peer: { type: "string" },
     json: { type: "boolean" },
     paired: { type: "boolean" },
+    speedup: { type: "boolean" },
     floor: { type: "boolean" },
   },
   positionals: { min: 0, max: 1000, names: "" },
@@ -111,6 +121,7 @@ Options:
     if (peer !== undefined && peer !== "divsufsort") throw usageError(`unknown peer '${peer}' (available: divsufsort)`);
     const paired = args.values.paired === true;
     if (paired && peer === undefined) throw usageError("--paired needs --peer divsufsort");
+    const speedup = args.values.speedup === true;
     const gens = (args.values.gen as string[] | undefined) ?? [];
     const specs: Array<() => BenchInput> = [
       ...args.positionals.map((p) => () => loadInput(p)),
@@ -138,7 +149,7 @@ Options:
           setupSeconds.set(name, acquireSeconds + (performance.now() - t0) / 1000);
         }
       }
-      await benchAll(specs, algos, engines, { runs, threads, peer, paired, json, gpu });
+      await benchAll(specs, algos, engines, { runs, threads, peer, paired, speedup, json, gpu });
     } finally {
       gpu?.release();
     }
@@ -157,11 +168,15 @@ async function benchAll(
   specs: Array<() => BenchInput>,
   algos: SuffixSorter[],
   engines: EngineChoice[],
-  o: { runs: number; threads: number; peer: string | undefined; paired: boolean; json: boolean; gpu: GpuContext | undefined },
+  o: {
+    runs: number; threads: number; peer: string | undefined; paired: boolean; speedup: boolean; json: boolean;
+    gpu: GpuContext | undefined;
+  },
 ): Promise<void> {
   const { runs, threads, peer, paired, json, gpu } = o;
+  const speedup = o.speedup && threads > 1;
   if (!json) {
-    process.stdout.write(header(peer !== undefined));
+    process.stdout.write(header(peer !== undefined, speedup));
   }
   for (const load of specs) {
     const input = load();
@@ -172,7 +187,7 @@ async function benchAll(
       if (divsufsort) {
         const t = median(divsufsort.time(runs).seconds);
         peerMb = n / 1e6 / t;
-        emit({ input: input.name, n, algo: "divsufsort", engine: "C", threads: 1, seconds: t, mbPerSec: peerMb }, json, true);
+        emit({ input: input.name, n, algo: "divsufsort", engine: "C", threads: 1, seconds: t, mbPerSec: peerMb }, json, true, speedup);
       }
       const jobs: Array<{ sorter: SuffixSorter; engine?: EngineChoice; reason?: string }> = algos.map((sorter) => ({ sorter }));
       const traits = traitsOf(input.bytes);
@@ -192,10 +207,19 @@ async function benchAll(
         const runsDone: Array<{ seconds: number; overlap?: Overlap }> = [];
         const pairedPeer: number[] = [];
         const pairs = paired && sorter.engine === "cpu";
+        // --speedup: the same algorithm on one thread, on its own heap, before each timed run
+        const single = speedup && sorter.engine === "cpu" && engine === undefined ? placeText(n, sorter, 1) : undefined;
+        single?.heap.u8(single.textPtr, n).set(input.bytes);
+        const singleMark = single?.heap.used ?? 0;
+        const singleRuns: number[] = [];
         const options = gpu ? { gpuContext: gpu } : {};
         let firstSeconds: number | undefined;
         try {
-          if (sorter.engine !== "cpu" || engine !== undefined) {
+          if (single) {
+            // untimed, like the row's own first run: the heap's pages are touched once
+            await buildPlaced(single, options);
+          }
+          {
             const warmStart = performance.now();
             firstSeconds = (await buildPlaced(placed, options)).seconds;
             placed.heap.release(mark);
@@ -209,6 +233,10 @@ async function benchAll(
           }
           for (let r = 0; r < runs; r++) {
             if (pairs) pairedPeer.push(divsufsort!.time(1).seconds[0]!);
+            if (single) {
+              single.heap.release(singleMark);
+              singleRuns.push((await buildPlaced(single, options)).seconds);
+            }
             placed.heap.release(mark);
             const result = await buildPlaced(placed, options);
             runsDone.push({ seconds: result.seconds, ...(result.overlap ? { overlap: result.overlap } : {}) });
@@ -220,6 +248,7 @@ async function benchAll(
           continue;
         } finally {
           await closePlaced(placed);
+          if (single) await closePlaced(single);
         }
         const middle = [...runsDone].sort((a, b) => a.seconds - b.seconds)[runsDone.length >> 1];
         const t = middle.seconds;
@@ -232,12 +261,16 @@ async function benchAll(
           row.oneShotSeconds = firstSeconds! + (sorter.engine === "cpu" ? 0 : (setupSeconds.get(sorter.name) ?? 0));
         }
         if (middle.overlap) row.overlap = middle.overlap;
+        if (singleRuns.length > 0) {
+          row.oneThreadSeconds = median(singleRuns);
+          row.speedup = row.oneThreadSeconds / t;
+        }
         if (peerMb !== undefined) {
           if (pairs) row.pairedPeerSeconds = median(pairedPeer);
           row.peerMbPerSec = pairs ? n / 1e6 / row.pairedPeerSeconds! : peerMb;
           row.ratio = mb / row.peerMbPerSec;
         }
-        emit(row, json, peer !== undefined);
+        emit(row, json, peer !== undefined, speedup);
       }
     } finally {
       divsufsort?.close();
@@ -257,14 +290,15 @@ function median(xs: number[]): number {
   return s[s.length >> 1];
 }
 
-function header(withPeer: boolean): string {
+function header(withPeer: boolean, withSpeedup = false): string {
   const cols = ["input", "n", "engine", "algo", "threads", "seconds", "MB/s"];
   if (withPeer) cols.push("vs divsufsort");
+  if (withSpeedup) cols.push("vs 1 thread");
   cols.push("first s", "one-shot s", "one-shot MB/s");
   return `| ${cols.join(" | ")} |\n|${cols.map(() => "---").join("|")}|\n`;
 }
 
-function emit(row: Row, json: boolean, withPeer: boolean): void {
+function emit(row: Row, json: boolean, withPeer: boolean, withSpeedup = false): void {
   if (json) {
     process.stdout.write(JSON.stringify(row) + "\n");
     return;
@@ -273,6 +307,9 @@ function emit(row: Row, json: boolean, withPeer: boolean): void {
   const cells = [row.input, String(row.n), engine, row.algo, String(row.threads), row.seconds.toFixed(3), row.mbPerSec.toFixed(1)];
   const paired = row.pairedPeerSeconds !== undefined ? ` (paired ${row.pairedPeerSeconds.toFixed(3)} s)` : "";
   if (withPeer) cells.push(row.ratio !== undefined ? `${row.ratio.toFixed(2)}x${paired}` : "");
+  if (withSpeedup) {
+    cells.push(row.speedup !== undefined ? `${row.speedup.toFixed(2)}x (1 thread ${row.oneThreadSeconds!.toFixed(3)} s)` : "");
+  }
   cells.push(row.firstSeconds !== undefined ? row.firstSeconds.toFixed(3) : "");
   cells.push(row.oneShotSeconds !== undefined ? row.oneShotSeconds.toFixed(3) : "");
   cells.push(row.oneShotSeconds !== undefined ? (row.n / 1e6 / row.oneShotSeconds).toFixed(1) : "");

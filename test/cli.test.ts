@@ -215,6 +215,22 @@ describe("sufsort bench", () => {
     expect(sais.ratio).toBeCloseTo((sais.mbPerSec as number) / (sais.peerMbPerSec as number), 6);
   });
 
+  it("rejects a bad input before it prints the table", () => {
+    const dir = tmp();
+    const cases: Array<[string[], number, RegExp]> = [
+      [["--gen", "dna:64KiB", "--gen", "foo:1MiB"], 2, /unknown generated input kind 'foo'/],
+      [["--gen", "dna:64KiB", "--gen", "dna:lots"], 2, /bad size 'lots'/],
+      [["--gen", "dna:64KiB", join(dir, "missing")], 1, /cannot read .*missing/],
+      [["--gen", "dna:64KiB", dir], 1, /is a directory/],
+    ];
+    for (const [args, code, pattern] of cases) {
+      const r = sufsort("bench", ...args, "--algos", "sais", "--threads", "1");
+      expect(r.code, args.join(" ")).toBe(code);
+      expect(r.stdout, args.join(" ")).toBe("");
+      expectOneLineError(r.stderr, pattern);
+    }
+  });
+
   it("--speedup times each multi-thread CPU row on one thread too and prints the ratio", () => {
     const r = sufsort("bench", "--gen", "dna:64KiB", "--algos", "range", "--threads", "2", "--runs", "3", "--speedup", "--json");
     expect(r.code, r.stderr).toBe(0);

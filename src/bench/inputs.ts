@@ -35,10 +35,18 @@ function fill(out: Uint8Array, seed: number, pick: (r: number) => number): Uint8
 
 const DNA = [0x41, 0x43, 0x47, 0x54];
 
+const KINDS = ["dna", "dnarep", "random", "text26", "repeat"];
+
+/** The kind, size in bytes and size as written of a KIND:SIZE spec; a usage error for a bad one. */
+export function parseGenerated(spec: string): { kind: string; n: number; size: string } {
+  const [kind, size, ...rest] = spec.split(":");
+  if (size === undefined || rest.length > 0) throw usageError(`bad generated input '${spec}' (expected KIND:SIZE, e.g. dna:64MiB)`);
+  if (!KINDS.includes(kind!)) throw usageError(`unknown generated input kind '${kind}' (${KINDS.join(", ")})`);
+  return { kind: kind!, n: parseSize(size), size };
+}
+
 export function generate(spec: string): BenchInput {
-  const [kind, size] = spec.split(":");
-  if (size === undefined) throw usageError(`bad generated input '${spec}' (expected KIND:SIZE, e.g. dna:64MiB)`);
-  const n = parseSize(size);
+  const { kind, n, size } = parseGenerated(spec);
   const out = new Uint8Array(n);
   switch (kind) {
     case "dna":
@@ -58,7 +66,7 @@ export function generate(spec: string): BenchInput {
       copyRepeats(out);
       break;
     default:
-      throw usageError(`unknown generated input kind '${kind}' (dna, dnarep, random, text26, repeat)`);
+      throw usageError(`unknown generated input kind '${kind}' (${KINDS.join(", ")})`);
   }
   return { name: `${kind}-${size}`, bytes: out };
 }

@@ -1,4 +1,5 @@
 // sufsort bench [FILES...] [--gen SPEC]... [--algos a,b] [--engines e,f] [--threads N] [--runs R] [--peer divsufsort] [--floor] [--json]
+import { closeSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
@@ -6,7 +7,8 @@ import { buildPlaced, closePlaced, fitsHeap, placeText, resolveSorter, selectEng
 import type { Overlap, SuffixSorter } from "../../engine/registry.js";
 import { ENGINE_CHOICES, parseEngine, routeByText, traitsOf, type EngineChoice } from "../../engine/choice.js";
 import { overlapLine } from "./build.js";
-import { generate, loadInput, type BenchInput } from "../../bench/inputs.js";
+import { generate, loadInput, parseGenerated, type BenchInput } from "../../bench/inputs.js";
+import { openInput } from "../files.js";
 import { openDivsufsort } from "../../bench/peers.js";
 import { SufsortError, usageError } from "../../errors.js";
 import { acquireGpu, resolveGpuMode, type GpuContext } from "../../gpu/device.js";
@@ -123,6 +125,9 @@ Options:
     if (paired && peer === undefined) throw usageError("--paired needs --peer divsufsort");
     const speedup = args.values.speedup === true;
     const gens = (args.values.gen as string[] | undefined) ?? [];
+    // bad inputs fail before the table starts, not after the rows before them
+    for (const g of gens) parseGenerated(g);
+    for (const p of args.positionals) closeSync(openInput(p).fd);
     const specs: Array<() => BenchInput> = [
       ...args.positionals.map((p) => () => loadInput(p)),
       ...gens.map((g) => () => generate(g)),

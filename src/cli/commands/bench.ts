@@ -1,4 +1,5 @@
-// sufsort bench [FILES...] [--gen SPEC]... [--algos a,b] [--engines e,f] [--threads N] [--runs R] [--peer divsufsort] [--floor] [--json]
+// sufsort bench [FILES...] [--gen SPEC]... [--algos a,b] [--engines e,f] [--threads N] [--runs R] [--peer divsufsort]
+//              [--paired] [--speedup] [--floor] [--json]
 import { closeSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import type { Command } from "../command.js";
@@ -213,28 +214,27 @@ async function benchAll(
         const pairedPeer: number[] = [];
         const pairs = paired && sorter.engine === "cpu";
         // --speedup: the same algorithm on one thread, on its own heap, before each timed run
-        const single = speedup && sorter.engine === "cpu" && engine === undefined ? placeText(n, sorter, 1) : undefined;
-        single?.heap.u8(single.textPtr, n).set(input.bytes);
-        const singleMark = single?.heap.used ?? 0;
+        let single: ReturnType<typeof placeText> | undefined;
+        let singleMark = 0;
         const singleRuns: number[] = [];
         const options = gpu ? { gpuContext: gpu } : {};
         let firstSeconds: number | undefined;
         try {
-          if (single) {
-            // untimed, like the row's own first run: the heap's pages are touched once
-            await buildPlaced(single, options);
+          if (speedup && sorter.engine === "cpu" && engine === undefined) {
+            single = placeText(n, sorter, 1);
+            single.heap.u8(single.textPtr, n).set(input.bytes);
+            singleMark = single.heap.used;
+            await buildPlaced(single, options); // untimed, like the row's own first run
           }
-          {
-            const warmStart = performance.now();
-            firstSeconds = (await buildPlaced(placed, options)).seconds;
+          const warmStart = performance.now();
+          firstSeconds = (await buildPlaced(placed, options)).seconds;
+          placed.heap.release(mark);
+          // Short GPU builds timed right after CPU-only seconds (the peer) ran far below their speed
+          // (H200: gpu-ls on silesia-mr 155 MB/s without these untimed builds, 382 with them),
+          // most likely the GPU's clocks dropping meanwhile.
+          for (let w = 0; sorter.engine !== "cpu" && w < GPU_WARMUP_BUILDS && performance.now() - warmStart < GPU_WARMUP_MS; w++) {
+            await buildPlaced(placed, options);
             placed.heap.release(mark);
-            // Short GPU builds timed right after CPU-only seconds (the peer) ran far below their speed
-            // (H200: gpu-ls on silesia-mr 155 MB/s without these untimed builds, 382 with them),
-            // most likely the GPU's clocks dropping meanwhile.
-            for (let w = 0; sorter.engine !== "cpu" && w < GPU_WARMUP_BUILDS && performance.now() - warmStart < GPU_WARMUP_MS; w++) {
-              await buildPlaced(placed, options);
-              placed.heap.release(mark);
-            }
           }
           for (let r = 0; r < runs; r++) {
             if (pairs) pairedPeer.push(divsufsort!.time(1).seconds[0]!);

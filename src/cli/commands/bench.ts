@@ -4,7 +4,10 @@ import { closeSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
-import { buildPlaced, closePlaced, fitsHeap, placeText, resolveSorter, selectEngine } from "../../engine/build.js";
+import {
+  buildPlaced, closePlaced, fitsHeap, placeText, resolveSorter, selectEngine, type BuildOptions, type BuildResult,
+  type PlacedText,
+} from "../../engine/build.js";
 import type { Overlap, SuffixSorter } from "../../engine/registry.js";
 import { ENGINE_CHOICES, parseEngine, routeByText, traitsOf, type EngineChoice } from "../../engine/choice.js";
 import { overlapLine } from "./build.js";
@@ -207,43 +210,32 @@ async function benchAll(
           skipRow(input.name, n, sorter.name, `${n} bytes are over its limit (max ${sorter.maxLength}, 4 GiB heap)`, json);
           continue;
         }
-        const placed = placeText(n, sorter, threads);
-        placed.heap.u8(placed.textPtr, n).set(input.bytes);
-        const mark = placed.heap.used;
+        const timed = placeInput(input.bytes, sorter, threads);
         const runsDone: Array<{ seconds: number; overlap?: Overlap }> = [];
         const pairedPeer: number[] = [];
         const pairs = paired && sorter.engine === "cpu";
         // --speedup: the same algorithm on one thread, on its own heap, before each timed run
-        let single: ReturnType<typeof placeText> | undefined;
-        let singleMark = 0;
+        let single: PlacedInput | undefined;
         const singleRuns: number[] = [];
         const options = gpu ? { gpuContext: gpu } : {};
         let firstSeconds: number | undefined;
         try {
           if (speedup && sorter.engine === "cpu" && engine === undefined) {
-            single = placeText(n, sorter, 1);
-            single.heap.u8(single.textPtr, n).set(input.bytes);
-            singleMark = single.heap.used;
-            await buildPlaced(single, options); // untimed, like the row's own first run
+            single = placeInput(input.bytes, sorter, 1);
+            await single.build(options); // untimed, like the row's own first run
           }
           const warmStart = performance.now();
-          firstSeconds = (await buildPlaced(placed, options)).seconds;
-          placed.heap.release(mark);
+          firstSeconds = (await timed.build(options)).seconds;
           // Short GPU builds timed right after CPU-only seconds (the peer) ran far below their speed
           // (H200: gpu-ls on silesia-mr 155 MB/s without these untimed builds, 382 with them),
           // most likely the GPU's clocks dropping meanwhile.
           for (let w = 0; sorter.engine !== "cpu" && w < GPU_WARMUP_BUILDS && performance.now() - warmStart < GPU_WARMUP_MS; w++) {
-            await buildPlaced(placed, options);
-            placed.heap.release(mark);
+            await timed.build(options);
           }
           for (let r = 0; r < runs; r++) {
             if (pairs) pairedPeer.push(divsufsort!.time(1).seconds[0]!);
-            if (single) {
-              single.heap.release(singleMark);
-              singleRuns.push((await buildPlaced(single, options)).seconds);
-            }
-            placed.heap.release(mark);
-            const result = await buildPlaced(placed, options);
+            if (single) singleRuns.push((await single.build(options)).seconds);
+            const result = await timed.build(options);
             runsDone.push({ seconds: result.seconds, ...(result.overlap ? { overlap: result.overlap } : {}) });
           }
         } catch (e) {
@@ -252,8 +244,8 @@ async function benchAll(
           skipRow(input.name, n, sorter.name, e.message, json);
           continue;
         } finally {
-          await closePlaced(placed);
-          if (single) await closePlaced(single);
+          await closePlaced(timed.placed);
+          if (single) await closePlaced(single.placed);
         }
         const middle = [...runsDone].sort((a, b) => a.seconds - b.seconds)[runsDone.length >> 1];
         const t = middle.seconds;
@@ -281,6 +273,26 @@ async function benchAll(
       divsufsort?.close();
     }
   }
+}
+
+interface PlacedInput {
+  placed: PlacedText;
+  /** A build from the text alone: whatever the last build left in the heap is released first. */
+  build(options: BuildOptions): Promise<BuildResult>;
+}
+
+/** The input in a heap of its own with `threads` workers, for repeated builds. */
+function placeInput(bytes: Uint8Array, sorter: SuffixSorter, threads: number): PlacedInput {
+  const placed = placeText(bytes.length, sorter, threads);
+  placed.heap.u8(placed.textPtr, bytes.length).set(bytes);
+  const mark = placed.heap.used;
+  return {
+    placed,
+    build(options) {
+      placed.heap.release(mark);
+      return buildPlaced(placed, options);
+    },
+  };
 }
 
 /** A row for an algorithm that cannot take this input, saying why. */

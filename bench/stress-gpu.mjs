@@ -1,0 +1,112 @@
+// Randomised cross-check of the GPU algorithms and the hybrid engine: texts from the families of
+// stress-texts.mjs (FILEs give the slices), up to --max-bytes. Each text's SA-IS result is checked
+// by the linear verifier, then every GPU sorter must equal it. Half of the cases run under a
+// random SUFSORT_GPU_TUNE drawn from the settings the test suite uses (small readback and upload
+// chunks, packed readback of small SAs, small binding windows, forced rounds), so that paths meant
+// for large inputs are taken by small ones too. Stops at the first difference, printing the seed,
+// the case and the tuning.
+//
+//   npm run build && node bench/stress-gpu.mjs [--seed S] [--seconds T] [--max-bytes B]
+//       [--threads N] [--gpu hardware|software] [--algos a,b] [FILE...]
+import { readFileSync } from "node:fs";
+import { verifySuffixArray } from "../dist/src/index.js";
+import { buildSuffixArray } from "../dist/src/engine/build.js";
+import { listSorters } from "../dist/src/engine/registry.js";
+import { acquireGpu } from "../dist/src/gpu/device.js";
+import { firstDifference, generate, seeded } from "./stress-texts.mjs";
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const at = args.indexOf(name);
+  return at < 0 ? fallback : args.splice(at, 2)[1];
+};
+const seed = Number(option("--seed", 1)) >>> 0 || 1;
+const seconds = Number(option("--seconds", 60));
+const maxBytes = Number(option("--max-bytes", 3_000_000));
+const threads = Number(option("--threads", 2));
+const mode = option("--gpu", "hardware");
+const wanted = option("--algos", "");
+const sources = args.map((f) => readFileSync(f));
+const rng = seeded(seed);
+
+const sorters = listSorters()
+  .filter((s) => s.engine !== "cpu")
+  .map((s) => s.name)
+  .filter((name) => wanted === "" || wanted.split(",").includes(name));
+if (sorters.length === 0) throw new Error(`no GPU sorter matches --algos ${wanted}`);
+const gpu = await acquireGpu({ mode, required: true });
+
+/** One tuning in two cases: a few of the test suite's settings, or none. */
+const TUNINGS = [
+  "io.packMin=0,io.packedChunk=64",
+  "io.packMin=0,io.packedChunk=100000",
+  "io.packTextMin=0",
+  "io.readBuffers=3",
+  "io.readBuffers=5,io.submitChunks=2",
+  "io.readChunk=1000",
+  "io.uploadChunk=1000",
+  "io.uploadChunk=4097",
+  "batch.startAfter=0",
+  "batch.startAfter=1,doubling.liveMax=0",
+  "doubling.liveMax=300",
+  "ls.largeGroup=8,doubling.liveMax=0",
+  "skew.tripleBits=8",
+  "spd.compact=0",
+  "spd.compact=1",
+  "spd.pairKeys=0",
+  "spd.runRound=1",
+  "spd.runRound=2",
+  "spd.runRound=1,ls.largeGroup=8,doubling.liveMax=0",
+  // windows of about n/3 entries: gpu-spd's compact sample (2n/3) and gpu-dc7's merged runs (4n/7)
+  // may span two windows at most, the SA spans three or four
+  (n) => `cover.window=${coverWindow(n)},cover.exactFrom=1500`,
+  (n) => `cover.window=${coverWindow(n)},cover.lean=1`,
+  "hybrid.minActive=1,hybrid.small=4,hybrid.cpuPercent=50,ls.largeGroup=8",
+  "hybrid.minActive=1,hybrid.small=64,hybrid.cpuPercent=100",
+];
+const coverWindow = (n) => Math.max(1024, 64 * Math.ceil((Math.ceil(n / 3) + 1) / 64));
+const tuning = (n) => {
+  if (rng.random() < 0.5) return "";
+  const picked = new Set();
+  for (let k = rng.between(1, 3); k > 0; k--) {
+    const t = TUNINGS[rng.between(0, TUNINGS.length - 1)];
+    picked.add(typeof t === "function" ? t(n) : t);
+  }
+  return [...picked].join(",");
+};
+
+const end = Date.now() + 1000 * seconds;
+let cases = 0;
+let bytes = 0;
+try {
+  while (Date.now() < end) {
+    const { text, what } = generate(rng, sources, maxBytes);
+    const reference = (await buildSuffixArray(text, { algo: "sais", threads })).sa.slice();
+    const verdict = await verifySuffixArray(text, reference);
+    if (!verdict.ok) throw new Error(`seed ${seed}, case ${cases} (${what}): sais is wrong: ${verdict.message}`);
+    const tune = tuning(text.length);
+    if (tune) process.env.SUFSORT_GPU_TUNE = tune;
+    else delete process.env.SUFSORT_GPU_TUNE;
+    for (const algo of sorters) {
+      const max = listSorters().find((s) => s.name === algo).maxLength;
+      if (text.length > max) continue;
+      let sa;
+      try {
+        sa = (await buildSuffixArray(text, { algo, threads, gpuContext: gpu })).sa;
+      } catch (error) {
+        throw new Error(`seed ${seed}, case ${cases} (${what}, tune "${tune}"): ${algo} failed: ${error instanceof Error ? error.message : error}`);
+      }
+      const at = firstDifference(sa, reference);
+      if (at >= 0) throw new Error(`seed ${seed}, case ${cases} (${what}, tune "${tune}"): ${algo} differs at ${at}`);
+    }
+    cases++;
+    bytes += text.length;
+  }
+  console.log(`seed ${seed}: ${cases} cases (${(bytes / 1e6).toFixed(1)} MB) on ${gpu.adapterInfo}, ${sorters.join(", ")} equal to SA-IS`);
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
+} finally {
+  delete process.env.SUFSORT_GPU_TUNE;
+  gpu.release();
+}

@@ -75,6 +75,47 @@ describe("sufsort build", () => {
     expect(readFileSync(join(dir, "empty.sa")).length).toBe(0);
   });
 
+  it("reads a pipe or device to its end (- or /dev/stdin, a FIFO, /proc) and then needs -o", () => {
+    const dir = tmp();
+    const t = randomText(70_000, 16, 5); // over the 64 KiB first read of a stream
+    const piped = (input: Uint8Array, ...args: string[]) => {
+      const r = spawnSync(process.execPath, [CLI, ...args], { input, encoding: "utf8" });
+      return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+    };
+    for (const name of ["-", "/dev/stdin"]) {
+      const r = piped(t, "build", name, "-o", join(dir, "stdin.sa"), "--verify");
+      expect(r.code).toBe(0);
+      expect(readSA(join(dir, "stdin.sa"))).toEqual(naiveSuffixArray(t));
+    }
+    // a shell's pipe (this test's stdin is a socket)
+    const shell = spawnSync("sh", ["-c", `cat "$1" | "$2" "$3" build /dev/stdin -o "$4"`, "sh", join(dir, "stdin.sa"), process.execPath, CLI, join(dir, "sa.sa")]);
+    expect(shell.status).toBe(0);
+    expect(readSA(join(dir, "sa.sa"))).toEqual(naiveSuffixArray(readFileSync(join(dir, "stdin.sa"))));
+    // verify and unbwt read their inputs from a pipe too
+    writeFileSync(join(dir, "t"), t);
+    expect(piped(readFileSync(join(dir, "stdin.sa")), "verify", join(dir, "t"), "/dev/stdin").stdout).toBe("OK\n");
+    expect(sufsort("bwt", join(dir, "t"), "-o", join(dir, "t.bwt")).code).toBe(0);
+    expect(piped(readFileSync(join(dir, "t.bwt")), "unbwt", "/dev/stdin", "-o", join(dir, "back")).code).toBe(0);
+    expect(readFileSync(join(dir, "back")).equals(Buffer.from(t))).toBe(true);
+    // a FIFO: the writer runs beside the build
+    const fifo = join(dir, "fifo");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    const fromFifo = spawnSync("sh", ["-c", `cat "$1" > "$2" & "$3" "$4" build "$2" -o "$5"; s=$?; wait; exit $s`, "sh", join(dir, "t"), fifo, process.execPath, CLI, join(dir, "fifo.sa")]);
+    expect(fromFifo.status).toBe(0);
+    expect(readSA(join(dir, "fifo.sa"))).toEqual(naiveSuffixArray(t));
+    // a file that reports no size
+    expect(sufsort("build", "/proc/self/status", "-o", join(dir, "proc.sa"), "--verify").code).toBe(0);
+    expect(readFileSync(join(dir, "proc.sa")).length % 4).toBe(0);
+    expect(readFileSync(join(dir, "proc.sa")).length).toBeGreaterThan(0);
+    // no name to add .sa to
+    for (const name of ["-", "/dev/stdin"]) {
+      const noOut = piped(t, "build", name);
+      expect(noOut.code).toBe(2);
+      expectOneLineError(noOut.stderr, /is not a regular file: name the output with -o/);
+    }
+    expect(existsSync("/dev/stdin.sa")).toBe(false);
+  });
+
   it("fails with exit 1 on a missing input", () => {
     const dir = tmp();
     const r = sufsort("build", join(dir, "nope"));

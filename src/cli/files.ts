@@ -1,31 +1,102 @@
 // File handling for the CLI: inputs are checked before any work and never modified; outputs are
 // written to a temporary file beside the target and renamed into place, so a failed or interrupted
 // run never leaves a partial output.
-import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, statSync, writeSync, fsyncSync } from "node:fs";
+import { accessSync, closeSync, constants, fstatSync, openSync, readSync, renameSync, rmSync, statSync, writeSync, fsyncSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { failure } from "../errors.js";
+import { failure, usageError } from "../errors.js";
 import { placeText, type PlacedText } from "../engine/build.js";
 import type { SuffixSorter } from "../engine/registry.js";
 
-/** Opens an input file for reading, with clear errors; returns its descriptor and size. */
-export function openInput(path: string): { fd: number; size: number } {
+/** The most bytes read from a pipe or device: one buffer's worth (an SA file of a 1 GiB text). */
+const STREAM_MOST = 2 ** 32 - 1;
+
+/**
+ * An input opened for reading. A regular file is read in place, at any offset; a pipe, a device or
+ * a file that reports no size (/proc) is read to its end when opened, since every command needs
+ * the size before it reads.
+ */
+export interface InputFile {
+  readonly size: number;
+  /** Fills `into` with the bytes from offset `at`. */
+  read(into: Uint8Array, at?: number): void;
+  close(): void;
+}
+
+/** Names of the standard input: "-", and /dev/stdin, which cannot be opened where it is a socket
+ * (a Node parent's pipe). */
+const isStdin = (path: string) => path === "-" || path === "/dev/stdin";
+
+/** Opens an input for reading, with clear errors; a stream longer than `most` bytes is refused. */
+export function openInput(path: string, most = STREAM_MOST): InputFile {
   let fd: number;
   try {
-    fd = openSync(path, "r");
+    fd = isStdin(path) ? 0 : openSync(path, "r");
   } catch (e) {
     throw failure(`cannot read '${path}': ${reason(e)}`);
   }
-  const st = fstatSync(fd);
-  if (st.isDirectory()) {
-    closeSync(fd);
-    throw failure(`'${path}' is a directory, not a file`);
+  const release = (fd: number) => {
+    if (fd !== 0) closeSync(fd);
+  };
+  try {
+    const st = fstatSync(fd);
+    if (st.isDirectory()) throw failure(`'${path}' is a directory, not a file`);
+    if (st.isFile() && st.size > 0) {
+      return { size: st.size, read: (into, at = 0) => readInto(fd, into, path, at), close: () => release(fd) };
+    }
+    const bytes = readToEnd(fd, path, most);
+    release(fd);
+    return {
+      size: bytes.length,
+      read(into, at = 0) {
+        if (at + into.length > bytes.length) throw failure(`'${path}': read past its end (internal error)`);
+        into.set(bytes.subarray(at, at + into.length));
+      },
+      close() {},
+    };
+  } catch (e) {
+    release(fd);
+    throw e;
   }
-  return { fd, size: st.size };
+}
+
+/** Reads a stream to its end into one buffer, doubling it as it fills. */
+function readToEnd(fd: number, path: string, most: number): Uint8Array {
+  let buf = new Uint8Array(1 << 16);
+  let length = 0;
+  for (;;) {
+    if (length === buf.length) {
+      if (length > most) throw failure(`'${path}' is a stream of more than ${most} bytes, the most sufsort reads from a pipe or device`);
+      const grown = new Uint8Array(Math.min(2 * buf.length, most + 1));
+      grown.set(buf);
+      buf = grown;
+    }
+    let got: number;
+    try {
+      got = readSync(fd, buf, length, Math.min(buf.length - length, 1 << 30), null);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "EAGAIN") continue; // a non-blocking descriptor
+      throw failure(`cannot read '${path}': ${reason(e)}`);
+    }
+    if (got === 0) return buf.subarray(0, length);
+    length += got;
+  }
+}
+
+/** The checks of openInput without opening: a command that reads its inputs later (bench) fails
+ * before it starts on one that cannot be read. */
+export function checkInput(path: string): void {
+  if (isStdin(path)) return;
+  try {
+    accessSync(path, constants.R_OK);
+  } catch (e) {
+    throw failure(`cannot read '${path}': ${reason(e)}`);
+  }
+  if (statSync(path).isDirectory()) throw failure(`'${path}' is a directory, not a file`);
 }
 
 /** Reads exactly `into.length` bytes from fd at file offset `at` (in chunks: reads are capped at 2 GiB). */
-export function readInto(fd: number, into: Uint8Array, path: string, at = 0): void {
+function readInto(fd: number, into: Uint8Array, path: string, at = 0): void {
   const CHUNK = 1 << 30;
   let off = 0;
   while (off < into.length) {
@@ -35,16 +106,33 @@ export function readInto(fd: number, into: Uint8Array, path: string, at = 0): vo
   }
 }
 
-/** Reads a whole input file into a new buffer. */
-export function readInput(path: string): Uint8Array {
-  const { fd, size } = openInput(path);
+/** Reads a whole input into a new buffer. */
+export function readInput(path: string, most?: number): Uint8Array {
+  const input = openInput(path, most);
   try {
-    const buf = new Uint8Array(size);
-    readInto(fd, buf, path);
+    const buf = new Uint8Array(input.size);
+    input.read(buf);
     return buf;
   } finally {
-    closeSync(fd);
+    input.close();
   }
+}
+
+/**
+ * The default output of a command: the input's name with `suffix` (replacing `replaced` where the
+ * name ends with it). A pipe or device has no name to add to (/dev/stdin.sa would be a file in
+ * /dev): the output must be named with -o.
+ */
+export function defaultOutput(input: string, suffix: string, replaced = ""): string {
+  let regular = !isStdin(input);
+  try {
+    if (regular) regular = statSync(input).isFile();
+  } catch {
+    // a missing input fails with its own message when it is opened
+  }
+  if (!regular) throw usageError(`'${input}' is not a regular file: name the output with -o`);
+  const stem = replaced !== "" && input.endsWith(replaced) ? input.slice(0, -replaced.length) : input;
+  return `${stem}${suffix}`;
 }
 
 /**
@@ -143,16 +231,21 @@ function reason(e: unknown): string {
 }
 
 /**
- * Reads an input file straight into a fresh heap laid out for building its SA with `sorter` (so the
- * text is never copied); the caller closes the placed text's executor (closePlaced).
+ * Reads an input straight into a fresh heap laid out for building its SA with `sorter` (so the
+ * text is never copied); the caller closes the placed text's executor (closePlaced) and the input.
  */
+export function placeInput(input: InputFile, sorter: SuffixSorter, threads: number): PlacedText {
+  const placed = placeText(input.size, sorter, threads);
+  input.read(placed.heap.u8(placed.textPtr, input.size));
+  return placed;
+}
+
+/** placeInput of the file at `path`, closed after. */
 export function placeInputFile(path: string, sorter: SuffixSorter, threads: number): PlacedText {
-  const { fd, size } = openInput(path);
+  const input = openInput(path);
   try {
-    const placed = placeText(size, sorter, threads);
-    readInto(fd, placed.heap.u8(placed.textPtr, size), path);
-    return placed;
+    return placeInput(input, sorter, threads);
   } finally {
-    closeSync(fd);
+    input.close();
   }
 }

@@ -1,6 +1,5 @@
 // sufsort bench [FILES...] [--gen SPEC]... [--algos a,b] [--engines e,f] [--threads N] [--runs R] [--peer divsufsort]
 //              [--paired] [--speedup] [--floor] [--json]
-import { closeSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
@@ -12,7 +11,7 @@ import type { Overlap, SuffixSorter } from "../../engine/registry.js";
 import { ENGINE_CHOICES, parseEngine, routeByText, traitsOf, type EngineChoice } from "../../engine/choice.js";
 import { overlapLine } from "./build.js";
 import { generate, loadInput, parseGenerated, type BenchInput } from "../../bench/inputs.js";
-import { openInput } from "../files.js";
+import { checkInput } from "../files.js";
 import { openDivsufsort } from "../../bench/peers.js";
 import { SufsortError, usageError } from "../../errors.js";
 import { acquireGpu, resolveGpuMode, type GpuContext } from "../../gpu/device.js";
@@ -131,7 +130,7 @@ Options:
     const gens = (args.values.gen as string[] | undefined) ?? [];
     // bad inputs fail before the table starts, not after the rows before them
     for (const g of gens) parseGenerated(g);
-    for (const p of args.positionals) closeSync(openInput(p).fd);
+    for (const p of args.positionals) checkInput(p);
     const specs: Array<() => BenchInput> = [
       ...args.positionals.map((p) => () => loadInput(p)),
       ...gens.map((g) => () => generate(g)),

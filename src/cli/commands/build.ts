@@ -1,12 +1,11 @@
 // sufsort build IN [-o OUT] [--engine E] [--algo NAME] [--threads N] [--gpu MODE] [--verify] [--json]
 import { availableParallelism } from "node:os";
-import { closeSync } from "node:fs";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
-import { buildLarge, buildPlaced, checkLength, closePlaced, placeText, routePlaced, selectEngine, usesLargePath, type BuildOptions, type BuildResult } from "../../engine/build.js";
+import { buildLarge, buildPlaced, checkLength, closePlaced, MAX_INPUT_BYTES, placeText, routePlaced, selectEngine, usesLargePath, type BuildOptions, type BuildResult } from "../../engine/build.js";
 import { parseEngine, sampleWindows, textTraits } from "../../engine/choice.js";
 import type { Overlap } from "../../engine/registry.js";
-import { openInput, readInto, checkOutputPath, writeFileAtomic } from "../files.js";
+import { openInput, checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
 import { Progress } from "../progress.js";
 import { resolveGpuMode } from "../../gpu/device.js";
 
@@ -19,10 +18,11 @@ export const buildCommand: Command = {
 Builds the suffix array of the bytes of IN and writes it to OUT (default IN.sa) as n
 little-endian uint32 values: the start positions of the suffixes in lexicographic order
 (unsigned bytes; a proper prefix sorts first; no sentinel entry). IN is never modified; OUT
-appears only when complete.
+appears only when complete. IN may be a pipe or device (/dev/stdin), read to its end first;
+then -o is required.
 
 Options:
-  -o, --out OUT      output file (default: IN.sa)
+  -o, --out OUT      output file (default: IN.sa for a regular file)
   --engine E         auto (default), cpu, gpu or hybrid. auto: SA-IS (range from 1 MiB on 8+
                      threads, or on 2+ for texts of at most 4 symbols that do not look periodic)
                      below its GPU threshold (8 MiB over SA-IS or range on fewer than 8 threads,
@@ -53,7 +53,7 @@ Options:
   positionals: { min: 1, max: 1, names: "input file IN" },
   async run(args) {
     const input = args.positionals[0];
-    const out = stringOption(args, "out") ?? `${input}.sa`;
+    const out = stringOption(args, "out") ?? defaultOutput(input, ".sa");
     const engine = parseEngine(stringOption(args, "engine"));
     const algo = stringOption(args, "algo");
     const threads = intOption(args, "threads", availableParallelism());
@@ -61,7 +61,8 @@ Options:
     const progress = new Progress("build");
     const gpu = resolveGpuMode(stringOption(args, "gpu"));
     const options: BuildOptions = { threads, gpu, verify: args.values.verify === true, onProgress: (phase: string, f: number) => progress.update(phase, f) };
-    const { fd, size } = openInput(input);
+    const file = openInput(input, MAX_INPUT_BYTES);
+    const size = file.size;
     let load: () => Promise<BuildResult>;
     let close = async () => {};
     let reason = "";
@@ -71,7 +72,7 @@ Options:
       // most 80 KiB read ahead of loading it)
       const traits = textTraits(sampleWindows(size, (offset, length) => {
         const window = new Uint8Array(length);
-        readInto(fd, window, input, offset);
+        file.read(window, offset);
         return window;
       }));
       const selection = await selectEngine({ engine, ...(algo !== undefined ? { algo } : {}), n: size, threads, gpu, traits });
@@ -84,13 +85,13 @@ Options:
         // beyond the WebAssembly memory: the text in a plain buffer, SA-IS in TypeScript or a
         // sorter that takes it there (gpu-dc7)
         const text = new Uint8Array(size);
-        readInto(fd, text, input);
+        file.read(text);
         load = () => buildLarge(text, options, sorter);
       } else {
         // the file goes straight into the shared heap: the text is never copied
         const placed = placeText(size, sorter, threads);
         close = () => closePlaced(placed).finally(() => selection.release());
-        readInto(fd, placed.heap.u8(placed.textPtr, size), input);
+        file.read(placed.heap.u8(placed.textPtr, size));
         plan = routePlaced(placed, plan, traits);
         reason = plan.reason;
         load = () => buildPlaced(placed, options);
@@ -99,7 +100,7 @@ Options:
       await close();
       throw error;
     } finally {
-      closeSync(fd);
+      file.close();
     }
     const result = await load().finally(close);
     progress.update("writing", 1);

@@ -4,7 +4,7 @@ import { intOption, stringOption } from "../command.js";
 import { closePlaced, resolveSorter } from "../../engine/build.js";
 import { defaultThreads } from "../../cpu/executor.js";
 import { bwtPlaced } from "../../apps/bwt.js";
-import { checkOutputPath, placeInputFile, writeFileAtomic } from "../files.js";
+import { checkOutputPath, defaultOutput, placeInputFile, writeFileAtomic } from "../files.js";
 import { Progress } from "../progress.js";
 import { resolveGpuMode } from "../../gpu/device.js";
 
@@ -36,7 +36,7 @@ Options:
   positionals: { min: 1, max: 1, names: "input file IN" },
   async run(args) {
     const input = args.positionals[0];
-    const out = stringOption(args, "out") ?? `${input}.bwt`;
+    const out = stringOption(args, "out") ?? defaultOutput(input, ".bwt");
     const sorter = resolveSorter(stringOption(args, "algo"));
     const threads = intOption(args, "threads", defaultThreads());
     const gpu = resolveGpuMode(stringOption(args, "gpu"));

@@ -6,7 +6,7 @@ import { buildPlaced, closePlaced, resolveSorter } from "../../engine/build.js";
 import { defaultThreads } from "../../cpu/executor.js";
 import { buildIndexInHeap, DEFAULT_SAMPLE_RATE, MAX_SAMPLE_RATE } from "../../apps/fmindex.js";
 import { usageError } from "../../errors.js";
-import { checkOutputPath, placeInputFile, writeFileAtomic } from "../files.js";
+import { checkOutputPath, defaultOutput, placeInputFile, writeFileAtomic } from "../files.js";
 import { Progress } from "../progress.js";
 
 export const indexCommand: Command = {
@@ -34,7 +34,7 @@ Options:
   positionals: { min: 1, max: 1, names: "input file IN" },
   async run(args) {
     const input = args.positionals[0];
-    const out = stringOption(args, "out") ?? `${input}.fmi`;
+    const out = stringOption(args, "out") ?? defaultOutput(input, ".fmi");
     const sampleRate = intOption(args, "sample", DEFAULT_SAMPLE_RATE);
     if (sampleRate > MAX_SAMPLE_RATE) throw usageError(`--sample must be at most ${MAX_SAMPLE_RATE} (got ${sampleRate})`);
     const sorter = resolveSorter(stringOption(args, "algo"));

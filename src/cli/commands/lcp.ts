@@ -1,14 +1,13 @@
 // sufsort lcp IN [--sa SA] [-o OUT] [--algo NAME] [--threads N]
-import { closeSync } from "node:fs";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
-import { buildPlaced, checkLength, closePlaced, resolveSorter } from "../../engine/build.js";
+import { buildPlaced, checkLength, closePlaced, MAX_INPUT_BYTES, resolveSorter, type PlacedText } from "../../engine/build.js";
 import { verifyInHeap } from "../../engine/verify.js";
 import { lcpInHeap } from "../../apps/lcp.js";
 import { createExecutor, defaultThreads, type Executor } from "../../cpu/executor.js";
 import { SharedHeap } from "../../cpu/memory.js";
 import { failure } from "../../errors.js";
-import { openInput, readInto, checkOutputPath, placeInputFile, writeFileAtomic } from "../files.js";
+import { openInput, checkOutputPath, defaultOutput, placeInput, writeFileAtomic } from "../files.js";
 import { Progress } from "../progress.js";
 
 export const lcpCommand: Command = {
@@ -37,20 +36,25 @@ Options:
   async run(args) {
     const input = args.positionals[0];
     const saPath = stringOption(args, "sa");
-    const out = stringOption(args, "out") ?? `${input}.lcp`;
+    const out = stringOption(args, "out") ?? defaultOutput(input, ".lcp");
     const sorter = resolveSorter(stringOption(args, "algo"));
     const threads = intOption(args, "threads", defaultThreads());
     checkOutputPath(out, saPath === undefined ? [input] : [input, saPath]);
     const progress = new Progress("lcp");
-    const { fd, size: n } = openInput(input);
+    const file = openInput(input, MAX_INPUT_BYTES);
+    const n = file.size;
     let heap: SharedHeap;
     let kernels;
     let executor: Executor;
     let textPtr: number;
     let saPtr: number;
     if (saPath === undefined) {
-      closeSync(fd);
-      const placed = placeInputFile(input, sorter, threads);
+      let placed: PlacedText;
+      try {
+        placed = placeInput(file, sorter, threads);
+      } finally {
+        file.close();
+      }
       const built = await buildPlaced(placed, { threads, onProgress: (phase, f) => progress.update(phase, f) }).catch(async (e) => {
         await closePlaced(placed);
         throw e;
@@ -62,17 +66,17 @@ Options:
         checkLength(n);
         heap = new SharedHeap(64 + 9 * n + ((n + 7) >> 3) + (1 << 20));
         textPtr = heap.alloc(n);
-        readInto(fd, heap.u8(textPtr, n), input);
+        file.read(heap.u8(textPtr, n));
       } finally {
-        closeSync(fd);
+        file.close();
       }
-      const sa = openInput(saPath);
+      const sa = openInput(saPath, 4 * MAX_INPUT_BYTES);
       try {
         if (sa.size !== 4 * n) throw failure(`'${saPath}' is ${sa.size} bytes; the suffix array of ${n} bytes is ${4 * n} bytes`);
         saPtr = heap.alloc(4 * n);
-        readInto(sa.fd, heap.u8(saPtr, 4 * n), saPath);
+        sa.read(heap.u8(saPtr, 4 * n));
       } finally {
-        closeSync(sa.fd);
+        sa.close();
       }
       executor = createExecutor(heap, threads);
       kernels = executor.kernels;

@@ -1,5 +1,4 @@
 // sufsort search IDX PATTERN... [--count] [--locate [--limit M]] [--patterns-file F] [--engine E] [--gpu MODE]
-import { closeSync } from "node:fs";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
 import { FMIndexImage } from "../../apps/fmindex.js";
@@ -8,7 +7,7 @@ import { createExecutor, defaultThreads } from "../../cpu/executor.js";
 import { usageError } from "../../errors.js";
 import { acquireGpu, resolveGpuMode } from "../../gpu/device.js";
 import { DeviceFMIndex } from "../../gpu/apps/fm-search.js";
-import { openInput, readInput, readInto } from "../files.js";
+import { openInput, readInput } from "../files.js";
 
 export const searchCommand: Command = {
   name: "search",
@@ -62,15 +61,16 @@ Options:
     const m = spans.length / 2;
     if (m === 0) throw usageError("search: no patterns (give them as arguments or with --patterns-file)");
 
-    const { fd, size } = openInput(indexPath);
+    const indexFile = openInput(indexPath);
+    const size = indexFile.size;
     let heap: SharedHeap;
     let ptr: number;
     try {
       heap = new SharedHeap(64 + size + (1 << 20));
       ptr = heap.alloc(size, 64);
-      readInto(fd, heap.u8(ptr, size), indexPath);
+      indexFile.read(heap.u8(ptr, size));
     } finally {
-      closeSync(fd);
+      indexFile.close();
     }
     const executor = createExecutor(heap, threads);
     const index = FMIndexImage.checked(heap, executor.kernels, ptr, indexPath);

@@ -1,13 +1,12 @@
 // sufsort unbwt IN.bwt [-o OUT] [--threads N]
-import { closeSync, readSync } from "node:fs";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
-import { checkLength } from "../../engine/build.js";
+import { checkLength, MAX_INPUT_BYTES } from "../../engine/build.js";
 import { createExecutor, defaultThreads } from "../../cpu/executor.js";
 import { BWT_HEADER_BYTES, checkPrimary, unbwtHeap, unbwtInHeap, unbwtLarge } from "../../apps/bwt.js";
 import type { SharedHeap } from "../../cpu/memory.js";
 import { failure } from "../../errors.js";
-import { openInput, checkOutputPath, writeFileAtomic } from "../files.js";
+import { openInput, checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
 
 export const unbwtCommand: Command = {
   name: "unbwt",
@@ -30,10 +29,11 @@ Options:
   positionals: { min: 1, max: 1, names: "BWT file IN.bwt" },
   async run(args) {
     const input = args.positionals[0];
-    const out = stringOption(args, "out") ?? (input.endsWith(".bwt") ? `${input.slice(0, -4)}.unbwt` : `${input}.unbwt`);
+    const out = stringOption(args, "out") ?? defaultOutput(input, ".unbwt", ".bwt");
     const threads = intOption(args, "threads", defaultThreads());
     checkOutputPath(out, [input]);
-    const { fd, size } = openInput(input);
+    const file = openInput(input, MAX_INPUT_BYTES + BWT_HEADER_BYTES);
+    const size = file.size;
     let heap: SharedHeap | undefined;
     let bytes: Uint8Array;
     let primary: number;
@@ -42,7 +42,7 @@ Options:
       if (size < BWT_HEADER_BYTES) throw failure(`'${input}' is ${size} bytes: too short for a BWT file (8-byte primary index, then the BWT)`);
       checkLength(n);
       const header = new DataView(new ArrayBuffer(BWT_HEADER_BYTES));
-      if (readSync(fd, new Uint8Array(header.buffer), 0, BWT_HEADER_BYTES, 0) !== BWT_HEADER_BYTES) throw failure(`'${input}' shrank while being read`);
+      file.read(new Uint8Array(header.buffer));
       const stored = header.getBigUint64(0, true);
       primary = stored > BigInt(n) ? Number.MAX_SAFE_INTEGER : Number(stored);
       try {
@@ -53,13 +53,9 @@ Options:
       // In place in the heap (the chains, on every thread) when it fits, else in plain arrays.
       heap = unbwtHeap(n);
       bytes = heap ? heap.u8(heap.alloc(n), n) : new Uint8Array(n);
-      for (let off = 0; off < n; ) {
-        const got = readSync(fd, bytes, off, Math.min(1 << 30, n - off), BWT_HEADER_BYTES + off);
-        if (got === 0) throw failure(`'${input}' shrank while being read`);
-        off += got;
-      }
+      file.read(bytes, BWT_HEADER_BYTES);
     } finally {
-      closeSync(fd);
+      file.close();
     }
     let text = bytes;
     try {

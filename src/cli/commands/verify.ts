@@ -1,10 +1,9 @@
 // sufsort verify IN SA
 import type { Command } from "../command.js";
-import { closeSync } from "node:fs";
-import { openInput, readInput, readInto } from "../files.js";
+import { openInput, readInput } from "../files.js";
 import { verifySuffixArrayOf } from "../../engine/verify.js";
 import { failure } from "../../errors.js";
-import { checkLength } from "../../engine/build.js";
+import { checkLength, MAX_INPUT_BYTES } from "../../engine/build.js";
 
 export const verifyCommand: Command = {
   name: "verify",
@@ -21,18 +20,19 @@ Options:
   positionals: { min: 2, max: 2, names: "input file IN and suffix array file SA" },
   async run(args) {
     const [input, saPath] = args.positionals;
-    const text = readInput(input);
+    const text = readInput(input, MAX_INPUT_BYTES);
     checkLength(text.length);
     // read straight into a Uint32Array: an SA file can exceed the largest Uint8Array
-    const { fd, size } = openInput(saPath);
+    const file = openInput(saPath);
+    const size = file.size;
     let sa: Uint32Array;
     try {
       if (size % 4 !== 0) throw failure(`'${saPath}' is ${size} bytes, not a whole number of uint32 entries`);
       sa = new Uint32Array(size / 4);
       const CHUNK = 1 << 30;
-      for (let off = 0; off < size; off += CHUNK) readInto(fd, new Uint8Array(sa.buffer, off, Math.min(CHUNK, size - off)), saPath, off);
+      for (let off = 0; off < size; off += CHUNK) file.read(new Uint8Array(sa.buffer, off, Math.min(CHUNK, size - off)), off);
     } finally {
-      closeSync(fd);
+      file.close();
     }
     const verdict = verifySuffixArrayOf(text, sa);
     if (!verdict.ok) throw failure(`not a suffix array of '${input}': ${verdict.message}`);

@@ -2,7 +2,7 @@
 // error case with its exit code and message, and that failures leave no output behind.
 import { describe, expect, it, beforeAll } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync, existsSync, readdirSync, chmodSync, mkdirSync, symlinkSync } from "node:fs";
+import { readFileSync, writeFileSync, existsSync, readdirSync, chmodSync, mkdirSync, symlinkSync, statSync, lstatSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
@@ -114,6 +114,36 @@ describe("sufsort build", () => {
       expectOneLineError(noOut.stderr, /is not a regular file: name the output with -o/);
     }
     expect(existsSync("/dev/stdin.sa")).toBe(false);
+  });
+
+  it("writes to the standard output with -o -, to a device or FIFO in place, and through a link to its file", () => {
+    const dir = tmp();
+    const t = randomText(3000, 4, 6);
+    const input = join(dir, "t");
+    writeFileSync(input, t);
+    const out = spawnSync(process.execPath, [CLI, "build", input, "-o", "-"]);
+    expect(out.status).toBe(0);
+    expect(new Uint32Array(out.stdout.buffer.slice(out.stdout.byteOffset, out.stdout.byteOffset + out.stdout.byteLength))).toEqual(naiveSuffixArray(t));
+    const both = sufsort("build", input, "-o", "-", "--json");
+    expect(both.code).toBe(2);
+    expectOneLineError(both.stderr, /--json and -o - would both write to the standard output/);
+    // /dev/null stays a device (a rename over it would have replaced it, as root)
+    expect(sufsort("build", input, "-o", "/dev/null").code).toBe(0);
+    expect(statSync("/dev/null").isCharacterDevice()).toBe(true);
+    const fifo = join(dir, "fifo");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    const viaFifo = spawnSync("sh", ["-c", `cat "$1" > "$2" & "$3" "$4" build "$5" -o "$1"; s=$?; wait; exit $s`, "sh", fifo, join(dir, "from-fifo.sa"), process.execPath, CLI, input]);
+    expect(viaFifo.status).toBe(0);
+    expect(readSA(join(dir, "from-fifo.sa"))).toEqual(naiveSuffixArray(t));
+    expect(statSync(fifo).isFIFO()).toBe(true);
+    // a link to a file: the file gets the SA, the link stays a link
+    mkdirSync(join(dir, "real"));
+    writeFileSync(join(dir, "real", "t.sa"), "old");
+    symlinkSync(join(dir, "real", "t.sa"), join(dir, "link.sa"));
+    expect(sufsort("build", input, "-o", join(dir, "link.sa")).code).toBe(0);
+    expect(lstatSync(join(dir, "link.sa")).isSymbolicLink()).toBe(true);
+    expect(readSA(join(dir, "real", "t.sa"))).toEqual(naiveSuffixArray(t));
+    expect(readdirSync(join(dir, "real"))).toEqual(["t.sa"]);
   });
 
   it("fails with exit 1 on a missing input", () => {

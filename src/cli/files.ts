@@ -1,7 +1,7 @@
 // File handling for the CLI: inputs are checked before any work and never modified; outputs are
 // written to a temporary file beside the target and renamed into place, so a failed or interrupted
 // run never leaves a partial output.
-import { accessSync, closeSync, constants, fstatSync, openSync, readSync, renameSync, rmSync, statSync, writeSync, fsyncSync } from "node:fs";
+import { accessSync, closeSync, constants, fstatSync, openSync, readSync, realpathSync, renameSync, rmSync, statSync, writeSync, fsyncSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { failure, usageError } from "../errors.js";
@@ -140,6 +140,7 @@ export function defaultOutput(input: string, suffix: string, replaced = ""): str
  * the output is a folder, or when it is one of the inputs (the rename would replace that input).
  */
 export function checkOutputPath(path: string, inputs: string[] = []): void {
+  if (path === "-") return;
   const dir = dirname(path);
   let st;
   try {
@@ -180,29 +181,51 @@ function installSignalCleanup(): void {
   }
 }
 
+/** Writes all of `parts` to fd (a pipe may take less per call, or be non-blocking). */
+function writeAll(fd: number, parts: Iterable<ArrayBufferView>): void {
+  for (const part of parts) {
+    const bytes = new Uint8Array(part.buffer, part.byteOffset, part.byteLength);
+    const CHUNK = 1 << 28;
+    for (let off = 0; off < bytes.length; ) {
+      try {
+        off += writeSync(fd, bytes, off, Math.min(CHUNK, bytes.length - off));
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "EAGAIN") throw e;
+        Atomics.wait(pause, 0, 0, 1); // a full non-blocking pipe: let the reader catch up
+      }
+    }
+  }
+}
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
 /**
- * Writes `parts` to `path` atomically: a temporary file in the same folder, fsync, rename.
- * On any error the temporary file is removed and the target is left as it was.
+ * Writes `parts` to `path` atomically: a temporary file beside the file that `path` names (through
+ * links), fsync, rename; on any error the temporary file is removed and the target is left as it
+ * was. "-" is the standard output, and an existing device or pipe (/dev/null, a FIFO) is written in
+ * place: there is nothing to rename over, and a rename would replace the device's name.
  */
 export function writeFileAtomic(path: string, parts: Iterable<ArrayBufferView>): void {
+  if (path === "-") return writeInPlace(1, path, parts);
   checkOutputPath(path);
+  let target = path;
+  try {
+    if (!statSync(path).isFile()) return writeInPlace(undefined, path, parts);
+    target = realpathSync(path);
+  } catch (e) {
+    if (e instanceof Error && e.name === "SufsortError") throw e;
+    // a new file
+  }
   installSignalCleanup();
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   pending.add(tmp);
   let fd: number | undefined;
   try {
     fd = openSync(tmp, "wx");
-    for (const part of parts) {
-      const bytes = new Uint8Array(part.buffer, part.byteOffset, part.byteLength);
-      const CHUNK = 1 << 28;
-      for (let off = 0; off < bytes.length; ) {
-        off += writeSync(fd, bytes, off, Math.min(CHUNK, bytes.length - off));
-      }
-    }
+    writeAll(fd, parts);
     fsyncSync(fd);
     closeSync(fd);
     fd = undefined;
-    renameSync(tmp, path);
+    renameSync(tmp, target);
   } catch (e) {
     if (fd !== undefined) closeSync(fd);
     rmSync(tmp, { force: true });
@@ -210,6 +233,21 @@ export function writeFileAtomic(path: string, parts: Iterable<ArrayBufferView>):
     throw failure(`cannot write '${path}': ${reason(e)}`);
   } finally {
     pending.delete(tmp);
+  }
+}
+
+/** Writes to the standard output (fd 1) or to an existing device or pipe opened at `path`. */
+function writeInPlace(fd: number | undefined, path: string, parts: Iterable<ArrayBufferView>): void {
+  const name = path === "-" ? "the standard output" : `'${path}'`;
+  let opened: number | undefined;
+  try {
+    if (fd === undefined) fd = opened = openSync(path, "w");
+    writeAll(fd, parts);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EPIPE") throw failure(`cannot write ${name}: its reader closed it`);
+    throw failure(`cannot write ${name}: ${reason(e)}`);
+  } finally {
+    if (opened !== undefined) closeSync(opened);
   }
 }
 

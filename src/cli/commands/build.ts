@@ -8,6 +8,7 @@ import type { Overlap } from "../../engine/registry.js";
 import { openInput, checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
 import { Progress } from "../progress.js";
 import { resolveGpuMode } from "../../gpu/device.js";
+import { usageError } from "../../errors.js";
 
 export const buildCommand: Command = {
   name: "build",
@@ -22,7 +23,7 @@ appears only when complete. IN may be a pipe or device (/dev/stdin), read to its
 then -o is required.
 
 Options:
-  -o, --out OUT      output file (default: IN.sa for a regular file)
+  -o, --out OUT      output file (default: IN.sa for a regular file; - is the standard output)
   --engine E         auto (default), cpu, gpu or hybrid. auto: SA-IS (range from 1 MiB on 8+
                      threads, or on 2+ for texts of at most 4 symbols that do not look periodic)
                      below its GPU threshold (8 MiB over SA-IS or range on fewer than 8 threads,
@@ -57,6 +58,7 @@ Options:
     const engine = parseEngine(stringOption(args, "engine"));
     const algo = stringOption(args, "algo");
     const threads = intOption(args, "threads", availableParallelism());
+    if (out === "-" && args.values.json === true) throw usageError("--json and -o - would both write to the standard output");
     checkOutputPath(out, [input]);
     const progress = new Progress("build");
     const gpu = resolveGpuMode(stringOption(args, "gpu"));

@@ -1,10 +1,11 @@
 // Randomised cross-check of the CPU algorithms, for longer runs than the test suite affords: texts
-// of 0-3 MB from the ten families of stress-texts.mjs (FILEs give the slices). Each text's SA-IS
-// result (1 thread) is checked by the linear verifier; sais, range and skew at 1-3 threads must
-// equal it. Stops at the first difference and
-// prints the seed and the case, so that it can be replayed.
+// of up to --max-bytes (3 MB) from the ten families of stress-texts.mjs (FILEs give the slices).
+// Each text's SA-IS result (1 thread) is checked by the linear verifier; sais, range and skew at
+// each of --threads (1, 2 and 3) must equal it. Stops at the first difference and prints the seed
+// and the case, so that it can be replayed.
 //
-//   npm run build && node bench/stress-cpu.mjs [--seed S] [--seconds T] [FILE...]
+//   npm run build && node bench/stress-cpu.mjs [--seed S] [--seconds T] [--threads 1,2,3]
+//       [--max-bytes B] [FILE...]
 import { readFileSync } from "node:fs";
 import { createEngine, verifySuffixArray } from "../dist/src/index.js";
 import { firstDifference, generate, seeded } from "./stress-texts.mjs";
@@ -17,21 +18,24 @@ const option = (name, fallback) => {
 };
 const seed = option("--seed", 1) >>> 0 || 1;
 const seconds = option("--seconds", 60);
+const maxBytes = option("--max-bytes", 3_000_000);
+const at = args.indexOf("--threads");
+const threadCounts = at < 0 ? [1, 2, 3] : args.splice(at, 2)[1].split(",").map(Number);
 const sources = args.map((f) => readFileSync(f));
 const rng = seeded(seed);
 
 const engines = new Map();
-for (const threads of [1, 2, 3]) engines.set(threads, await createEngine({ threads }));
+for (const threads of new Set([1, ...threadCounts])) engines.set(threads, await createEngine({ threads }));
 const end = Date.now() + 1000 * seconds;
 let cases = 0;
 try {
   while (Date.now() < end) {
-    const { text, what } = generate(rng, sources);
+    const { text, what } = generate(rng, sources, maxBytes);
     const reference = (await engines.get(1).suffixArray(text, { algo: "sais" })).sa;
     const verdict = await verifySuffixArray(text, reference);
     if (!verdict.ok) throw new Error(`seed ${seed}, case ${cases} (${what}): sais is wrong: ${verdict.message}`);
     for (const algo of ["sais", "range", "skew"]) {
-      for (const threads of [1, 2, 3]) {
+      for (const threads of threadCounts) {
         if (algo === "sais" && threads === 1) continue;
         const sa = (await engines.get(threads).suffixArray(text, { algo })).sa;
         const at = firstDifference(sa, reference);

@@ -42,10 +42,13 @@ export function generate({ random, between }, sources = [], maxBytes = 3_000_000
       break;
     }
     case 2: {
-      let a = [0];
-      let b = [0, 1];
-      while (b.length < n) [a, b] = [b, b.concat(a)];
-      for (let i = 0; i < n; i++) t[i] = base + b[i];
+      // the Fibonacci word in place: s(k) = s(k-1) s(k-2), and s(k-2) is a prefix of s(k-1)
+      const word = new Uint8Array(n + 2);
+      word[1] = 1;
+      for (let older = 1, newer = 2; older < n; [older, newer] = [newer, newer + older]) {
+        word.copyWithin(newer, 0, Math.min(older, n + 2 - newer));
+      }
+      for (let i = 0; i < n; i++) t[i] = base + word[i];
       break;
     }
     case 3:

@@ -101,6 +101,8 @@ try {
     }
     cases++;
     bytes += text.length;
+    // large cases take a while: say each, so that a run cut short still tells what it checked
+    if (text.length >= 10_000_000) console.log(`case ${cases - 1} (${what}${tune ? `, tune "${tune}"` : ""}): equal`);
   }
   console.log(`seed ${seed}: ${cases} cases (${(bytes / 1e6).toFixed(1)} MB) on ${gpu.adapterInfo}, ${sorters.join(", ")} equal to SA-IS`);
 } catch (error) {

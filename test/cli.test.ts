@@ -88,7 +88,7 @@ describe("sufsort build", () => {
       expect(readSA(join(dir, "stdin.sa"))).toEqual(naiveSuffixArray(t));
     }
     // a shell's pipe (this test's stdin is a socket)
-    const shell = spawnSync("sh", ["-c", `cat "$1" | "$2" "$3" build /dev/stdin -o "$4"`, "sh", join(dir, "stdin.sa"), process.execPath, CLI, join(dir, "sa.sa")]);
+    const shell = spawnSync("sh", ["-c", `cat "$1" | "$2" "$3" build /dev/stdin -o "$4"`, "sh", join(dir, "stdin.sa"), process.execPath, CLI, join(dir, "sa.sa")], { timeout: 60_000 });
     expect(shell.status).toBe(0);
     expect(readSA(join(dir, "sa.sa"))).toEqual(naiveSuffixArray(readFileSync(join(dir, "stdin.sa"))));
     // verify and unbwt read their inputs from a pipe too
@@ -97,10 +97,11 @@ describe("sufsort build", () => {
     expect(sufsort("bwt", join(dir, "t"), "-o", join(dir, "t.bwt")).code).toBe(0);
     expect(piped(readFileSync(join(dir, "t.bwt")), "unbwt", "/dev/stdin", "-o", join(dir, "back")).code).toBe(0);
     expect(readFileSync(join(dir, "back")).equals(Buffer.from(t))).toBe(true);
-    // a FIFO: the writer runs beside the build
+    // a FIFO: the writer runs beside the build (a build that never opened it would leave the writer
+    // blocked: the timeout ends the shell instead of the test run)
     const fifo = join(dir, "fifo");
     expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
-    const fromFifo = spawnSync("sh", ["-c", `cat "$1" > "$2" & "$3" "$4" build "$2" -o "$5"; s=$?; wait; exit $s`, "sh", join(dir, "t"), fifo, process.execPath, CLI, join(dir, "fifo.sa")]);
+    const fromFifo = spawnSync("sh", ["-c", `cat "$1" > "$2" & "$3" "$4" build "$2" -o "$5"; s=$?; wait; exit $s`, "sh", join(dir, "t"), fifo, process.execPath, CLI, join(dir, "fifo.sa")], { timeout: 60_000 });
     expect(fromFifo.status).toBe(0);
     expect(readSA(join(dir, "fifo.sa"))).toEqual(naiveSuffixArray(t));
     // a file that reports no size
@@ -132,7 +133,7 @@ describe("sufsort build", () => {
     expect(statSync("/dev/null").isCharacterDevice()).toBe(true);
     const fifo = join(dir, "fifo");
     expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
-    const viaFifo = spawnSync("sh", ["-c", `cat "$1" > "$2" & "$3" "$4" build "$5" -o "$1"; s=$?; wait; exit $s`, "sh", fifo, join(dir, "from-fifo.sa"), process.execPath, CLI, input]);
+    const viaFifo = spawnSync("sh", ["-c", `cat "$1" > "$2" & "$3" "$4" build "$5" -o "$1"; s=$?; wait; exit $s`, "sh", fifo, join(dir, "from-fifo.sa"), process.execPath, CLI, input], { timeout: 60_000 });
     expect(viaFifo.status).toBe(0);
     expect(readSA(join(dir, "from-fifo.sa"))).toEqual(naiveSuffixArray(t));
     expect(statSync(fifo).isFIFO()).toBe(true);

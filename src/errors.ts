@@ -6,6 +6,9 @@ export const enum ExitCode {
   Failure = 1,
   /** The command line was wrong (unknown flag, missing argument, bad value). */
   Usage = 2,
+  /** The reader of the standard output closed it early (sufsort search ... | head): the status of a
+   * program ended by SIGPIPE (128 + 13), given quietly. */
+  ClosedOutput = 141,
 }
 
 /** An error with a one-line, user-facing message and a CLI exit code. */

@@ -235,6 +235,8 @@ describe("sufsort build", () => {
       [["verify", join(dir, "t")], /missing input file IN and suffix array file SA/],
       [["bench", "--runs", "1"], /--runs must be an integer >= 3/],
       [["bench", "--paired"], /--paired needs --peer divsufsort/],
+      [["build", join(dir, "t"), "--threads", "-2"], /option '--threads' needs a value; one that starts with a dash is given as '--threads=-VALUE'/],
+      [["build", "-x"], /Unknown option '-x' \(an argument that starts with '-' goes after '--'\)/],
     ];
     for (const [args, pattern] of cases) {
       const r = sufsort(...args);
@@ -263,6 +265,23 @@ describe("sufsort build", () => {
     const code = await new Promise<number | null>((r) => child.on("exit", (c, s) => r(c ?? (s ? 130 : null))));
     expect(code).not.toBe(0);
     expect(readdirSync(dir)).toEqual(["big"]);
+  });
+
+  it("stops quietly with 141 when the reader of its standard output quits (| head), as SIGPIPE would", async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "t"), randomText(200_000, 4, 78));
+    expect(sufsort("index", join(dir, "t"), "-o", join(dir, "t.fmi")).code).toBe(0);
+    writeFileSync(join(dir, "patterns"), Array.from({ length: 50_000 }, (_, i) => "ACGT"[i % 4] + "ACGT"[(i >> 2) % 4]).join("\n"));
+    // more than a pipe holds, through process.stdout (search) and through -o - (build)
+    for (const args of [["search", join(dir, "t.fmi"), "--patterns-file", join(dir, "patterns"), "--count"], ["build", join(dir, "t"), "-o", "-"]]) {
+      const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+      let stderr = "";
+      child.stderr.on("data", (d) => (stderr += d));
+      child.stdout.destroy();
+      const code = await new Promise<number | null>((r) => child.on("close", (c) => r(c)));
+      expect(code, args[0]).toBe(141);
+      expect(stderr).toBe("");
+    }
   });
 
   it("keeps an existing output intact when a build fails", () => {

@@ -64,6 +64,10 @@ export function intOption(p: Parsed, name: string, fallback: number, min = 1): n
   return Number(v);
 }
 
+/** parseArgs' message on one line. A value starting with a dash is taken for an option: say how to
+ * give one. */
 function firstLine(s: string): string {
-  return s.split("\n")[0].replace(/\. To specify a positional argument.*$/, "");
+  const dashed = /use '(--[^=']+)=-XYZ'/.exec(s);
+  if (dashed) return `option '${dashed[1]}' needs a value; one that starts with a dash is given as '${dashed[1]}=-VALUE'`;
+  return s.split("\n")[0].replace(/\. To specify a positional argument.*$/, " (an argument that starts with '-' goes after '--')");
 }

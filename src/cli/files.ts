@@ -4,7 +4,7 @@
 import { accessSync, closeSync, constants, fstatSync, openSync, readSync, realpathSync, renameSync, rmSync, statSync, writeSync, fsyncSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { failure, usageError } from "../errors.js";
+import { ExitCode, failure, usageError } from "../errors.js";
 import { placeText, type PlacedText } from "../engine/build.js";
 import type { SuffixSorter } from "../engine/registry.js";
 
@@ -244,7 +244,10 @@ function writeInPlace(fd: number | undefined, path: string, parts: Iterable<Arra
     if (fd === undefined) fd = opened = openSync(path, "w");
     writeAll(fd, parts);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EPIPE") throw failure(`cannot write ${name}: its reader closed it`);
+    if ((e as NodeJS.ErrnoException).code === "EPIPE") {
+      if (fd === 1) process.exit(ExitCode.ClosedOutput); // as main.ts does for process.stdout
+      throw failure(`cannot write ${name}: its reader closed it`);
+    }
     throw failure(`cannot write ${name}: ${reason(e)}`);
   } finally {
     if (opened !== undefined) closeSync(opened);

@@ -12,6 +12,15 @@ ${commands.map((c) => `  ${c.name.padEnd(12)} ${c.summary}`).join("\n")}
 
 'sufsort COMMAND --help' describes a command.`;
 
+// Writes to a closed pipe fail with EPIPE (Node ignores SIGPIPE): stop quietly, as a program ended
+// by SIGPIPE would, instead of an unhandled stream error and its stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPIPE" && stream === process.stdout) process.stderr.write(`sufsort: cannot write the standard output: ${e.code ?? e.message}\n`);
+    process.exit(e.code === "EPIPE" ? ExitCode.ClosedOutput : ExitCode.Failure);
+  });
+}
+
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {

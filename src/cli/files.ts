@@ -1,15 +1,18 @@
-// File handling for the CLI: inputs are checked before any work and never modified; outputs are
-// written to a temporary file beside the target and renamed into place, so a failed or interrupted
-// run never leaves a partial output.
+// File handling for the CLI: inputs are checked before any work and never modified (pipes and
+// devices are read to their end first); outputs are written to a temporary file beside the target
+// and renamed into place, so a failed or interrupted run never leaves a partial output (the standard
+// output, devices and FIFOs are written in place).
 import { accessSync, closeSync, constants, fstatSync, openSync, readSync, realpathSync, renameSync, rmSync, statSync, writeSync, fsyncSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { ExitCode, failure, usageError } from "../errors.js";
-import { placeText, type PlacedText } from "../engine/build.js";
+import { MAX_INPUT_BYTES, placeText, type PlacedText } from "../engine/build.js";
 import type { SuffixSorter } from "../engine/registry.js";
 
 /** The most bytes read from a pipe or device: one buffer's worth (an SA file of a 1 GiB text). */
 const STREAM_MOST = 2 ** 32 - 1;
+/** For sleeps of a millisecond while a pipe is not ready (Atomics.wait on a word nobody writes). */
+const pause = new Int32Array(new SharedArrayBuffer(4));
 
 /**
  * An input opened for reading. A regular file is read in place, at any offset; a pipe, a device or
@@ -75,7 +78,10 @@ function readToEnd(fd: number, path: string, most: number): Uint8Array {
     try {
       got = readSync(fd, buf, length, Math.min(buf.length - length, 1 << 30), null);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "EAGAIN") continue; // a non-blocking descriptor
+      if ((e as NodeJS.ErrnoException).code === "EAGAIN") {
+        Atomics.wait(pause, 0, 0, 1); // a non-blocking descriptor with nothing yet
+        continue;
+      }
       throw failure(`cannot read '${path}': ${reason(e)}`);
     }
     if (got === 0) return buf.subarray(0, length);
@@ -196,7 +202,6 @@ function writeAll(fd: number, parts: Iterable<ArrayBufferView>): void {
     }
   }
 }
-const pause = new Int32Array(new SharedArrayBuffer(4));
 
 /**
  * Writes `parts` to `path` atomically: a temporary file beside the file that `path` names (through
@@ -283,7 +288,7 @@ export function placeInput(input: InputFile, sorter: SuffixSorter, threads: numb
 
 /** placeInput of the file at `path`, closed after. */
 export function placeInputFile(path: string, sorter: SuffixSorter, threads: number): PlacedText {
-  const input = openInput(path);
+  const input = openInput(path, MAX_INPUT_BYTES);
   try {
     return placeInput(input, sorter, threads);
   } finally {

@@ -2,18 +2,27 @@
 // comlink, so that the thread which asked for a build never runs any of it.
 import { parentPort, workerData } from "node:worker_threads";
 import * as Comlink from "comlink";
-import { createEngine, type BuildOptions } from "../src/engine/engine.js";
+import { createEngine, type BuildOptions, type BuildResult } from "../src/engine/engine.js";
+import { SufsortError } from "../src/errors.js";
 import { nodeEndpoint } from "../src/engine/remote.js";
 
 const engine = await createEngine({ threads: (workerData as { threads: number }).threads });
 
 const api = {
-  async suffixArray(text: Uint8Array, options: BuildOptions, onProgress?: (fraction: number) => void) {
-    const result = await engine.suffixArray(text, { ...options, onProgress });
-    return Comlink.transfer(result, [result.sa.buffer]);
+  /** The result, or a SufsortError's fields: comlink would rethrow it as a plain Error, without its
+   * exit code. */
+  async suffixArray(text: Uint8Array, options: BuildOptions, onProgress?: (fraction: number) => void): Promise<RemoteReply> {
+    try {
+      const result = await engine.suffixArray(text, { ...options, onProgress });
+      return Comlink.transfer({ result }, [result.sa.buffer]);
+    } catch (e) {
+      if (e instanceof SufsortError) return { error: { message: e.message, exitCode: e.exitCode, overLimit: e.overLimit } };
+      throw e;
+    }
   },
   close: () => engine.close(),
 };
 export type RemoteEngineApi = typeof api;
+export type RemoteReply = { result: BuildResult } | { error: { message: string; exitCode: number; overLimit: boolean } };
 
 Comlink.expose(api, nodeEndpoint(parentPort!));

@@ -7,9 +7,9 @@ import * as Comlink from "comlink";
 import nodeAdapter from "comlink/dist/umd/node-adapter.js";
 import { packagePath } from "../paths.js";
 import { checkThreads, defaultThreads } from "../cpu/executor.js";
-import { failure } from "../errors.js";
+import { failure, SufsortError } from "../errors.js";
 import type { BuildOptions, BuildResult, Engine, EngineOptions } from "./engine.js";
-import type { RemoteEngineApi } from "../../workers/engine.js";
+import type { RemoteEngineApi, RemoteReply } from "../../workers/engine.js";
 
 type NodeEndpoint = typeof import("comlink/dist/umd/node-adapter.js").default;
 /** comlink's Node adapter (a UMD module: Node hands its function over as the default export). */
@@ -28,7 +28,9 @@ export async function createRemoteEngine(options: EngineOptions = {}): Promise<E
       const { onProgress, ...rest } = build;
       // comlink proxies only top-level arguments, so the callback travels on its own
       const progress = onProgress ? Comlink.proxy(onProgress) : undefined;
-      return (await remote.suffixArray(text, rest, progress)) as BuildResult;
+      const reply = (await remote.suffixArray(text, rest, progress)) as RemoteReply;
+      if ("error" in reply) throw new SufsortError(reply.error.message, reply.error.exitCode, reply.error.overLimit);
+      return reply.result;
     },
     async close(): Promise<void> {
       if (closed) return;

@@ -157,6 +157,11 @@ describe("engine", () => {
       expect(result.algo).toBe("range");
       expect(progressCalls).toBeGreaterThan(0);
       expect(ticks).toBeGreaterThan(0);
+      // its errors arrive as the local engine's would: a SufsortError with its exit code
+      const error = await remote.suffixArray(t, { algo: "nope" }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SufsortError);
+      expect((error as SufsortError).exitCode).toBe(2);
+      expect((error as SufsortError).message).toMatch(/--algo must be one of/);
     } finally {
       await remote.close();
     }

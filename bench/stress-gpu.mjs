@@ -1,6 +1,7 @@
 // Randomised cross-check of the GPU algorithms and the hybrid engine: texts from the families of
 // stress-texts.mjs (FILEs give the slices), up to --max-bytes. Each text's SA-IS result is checked
-// by the linear verifier, then every GPU sorter must equal it. Half of the cases run under a
+// by the linear verifier, then every GPU sorter must equal it, and the BWT computed on the GPU from
+// one of them (chosen at random) must equal the BWT read off that SA. Half of the cases run under a
 // random SUFSORT_GPU_TUNE drawn from the settings the test suite uses (small readback and upload
 // chunks, packed readback of small SAs, small binding windows, forced rounds), so that paths meant
 // for large inputs are taken by small ones too. Stops at the first difference, printing the seed,
@@ -10,8 +11,9 @@
 //       [--threads N] [--gpu hardware|software] [--algos a,b] [FILE...]
 import { readFileSync } from "node:fs";
 import { verifySuffixArray } from "../dist/src/index.js";
-import { buildSuffixArray } from "../dist/src/engine/build.js";
-import { listSorters } from "../dist/src/engine/registry.js";
+import { buildSuffixArray, closePlaced, placeText } from "../dist/src/engine/build.js";
+import { getSorter, listSorters } from "../dist/src/engine/registry.js";
+import { bwtPlaced } from "../dist/src/apps/bwt.js";
 import { acquireGpu } from "../dist/src/gpu/device.js";
 import { firstDifference, generate, seeded } from "./stress-texts.mjs";
 
@@ -63,6 +65,8 @@ const TUNINGS = [
   (n) => `cover.window=${coverWindow(n)},cover.lean=1`,
   "hybrid.minActive=1,hybrid.small=4,hybrid.cpuPercent=50,ls.largeGroup=8",
   "hybrid.minActive=1,hybrid.small=64,hybrid.cpuPercent=100",
+  "bwt.window=128",
+  "bwt.window=192",
 ];
 const coverWindow = (n) => Math.max(1024, 64 * Math.ceil((Math.ceil(n / 3) + 1) / 64));
 const tuning = (n) => {
@@ -75,9 +79,24 @@ const tuning = (n) => {
   return [...picked].join(",");
 };
 
+/** The BWT read off an SA (libsais's convention: the row of T$ ending in $ is left out). */
+function bwtOf(text, sa) {
+  const n = text.length;
+  const bwt = new Uint8Array(n);
+  if (n === 0) return { bwt, primary: 0 };
+  bwt[0] = text[n - 1];
+  let primary = 0;
+  for (let k = 0, out = 1; k < n; k++) {
+    if (sa[k] === 0) primary = k + 1;
+    else bwt[out++] = text[sa[k] - 1];
+  }
+  return { bwt, primary };
+}
+
 const end = Date.now() + 1000 * seconds;
 let cases = 0;
 let bytes = 0;
+let bwts = 0;
 try {
   while (Date.now() < end) {
     const { text, what } = generate(rng, sources, maxBytes);
@@ -99,12 +118,32 @@ try {
       const at = firstDifference(sa, reference);
       if (at >= 0) throw new Error(`seed ${seed}, case ${cases} (${what}, tune "${tune}"): ${algo} differs at ${at}`);
     }
+    const onGpu = sorters.filter((name) => getSorter(name).engine === "gpu" && text.length <= getSorter(name).maxLength);
+    const bwtSorter = onGpu[rng.between(0, onGpu.length - 1)];
+    if (bwtSorter !== undefined) {
+      const placed = placeText(text.length, getSorter(bwtSorter), threads);
+      try {
+        placed.heap.u8(placed.textPtr, text.length).set(text);
+        const { primary, parts } = await bwtPlaced(placed, { threads, gpuContext: gpu });
+        const expected = bwtOf(text, reference);
+        const got = new Uint8Array(text.length);
+        got.set(parts[0]);
+        got.set(parts[1], parts[0].length);
+        const at = firstDifference(got, expected.bwt);
+        bwts++;
+        if (primary !== expected.primary || at >= 0) {
+          throw new Error(`seed ${seed}, case ${cases} (${what}, tune "${tune}"): the GPU BWT of ${bwtSorter} differs (primary ${primary} vs ${expected.primary}, first byte at ${at})`);
+        }
+      } finally {
+        await closePlaced(placed);
+      }
+    }
     cases++;
     bytes += text.length;
     // large cases take a while: say each, so that a run cut short still tells what it checked
     if (text.length >= 10_000_000) console.log(`case ${cases - 1} (${what}${tune ? `, tune "${tune}"` : ""}): equal`);
   }
-  console.log(`seed ${seed}: ${cases} cases (${(bytes / 1e6).toFixed(1)} MB) on ${gpu.adapterInfo}, ${sorters.join(", ")} equal to SA-IS`);
+  console.log(`seed ${seed}: ${cases} cases (${(bytes / 1e6).toFixed(1)} MB) on ${gpu.adapterInfo}, ${sorters.join(", ")} equal to SA-IS, ${bwts} GPU BWTs equal to the SA's`);
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exitCode = 1;

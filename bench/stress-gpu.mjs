@@ -8,7 +8,7 @@
 // the case and the tuning.
 //
 //   npm run build && node bench/stress-gpu.mjs [--seed S] [--seconds T] [--max-bytes B]
-//       [--threads N] [--gpu hardware|software] [--algos a,b] [FILE...]
+//       [--threads N] [--gpu hardware|software] [--algos a,b] [--verbose] [FILE...]
 import { readFileSync } from "node:fs";
 import { verifySuffixArray } from "../dist/src/index.js";
 import { buildSuffixArray, closePlaced, placeText } from "../dist/src/engine/build.js";
@@ -28,6 +28,8 @@ const maxBytes = Number(option("--max-bytes", 3_000_000));
 const threads = Number(option("--threads", 2));
 const mode = option("--gpu", "hardware");
 const wanted = option("--algos", "");
+const verboseAt = args.indexOf("--verbose");
+const verbose = verboseAt >= 0 && args.splice(verboseAt, 1).length > 0;
 const sources = args.map((f) => readFileSync(f));
 const rng = seeded(seed);
 
@@ -39,34 +41,40 @@ if (sorters.length === 0) throw new Error(`no GPU sorter matches --algos ${wante
 const gpu = await acquireGpu({ mode, required: true });
 
 /** One tuning in two cases: a few of the test suite's settings, or none. */
+// Sizes that the tests set low for small texts are scaled with n here (about `PIECES` pieces at the
+// most), so that a text of 60 MB is not read back in a million pieces: a tune meant to reach an
+// edge, not to measure how slow tiny pieces are.
+const PIECES = 512;
+const atLeast = (small, n, unit = 64) => Math.max(small, unit * Math.ceil(n / PIECES / unit));
 const TUNINGS = [
-  "io.packMin=0,io.packedChunk=64",
+  (n) => `io.packMin=0,io.packedChunk=${atLeast(64, n)}`,
   "io.packMin=0,io.packedChunk=100000",
   "io.packTextMin=0",
   "io.readBuffers=3",
   "io.readBuffers=5,io.submitChunks=2",
-  "io.readChunk=1000",
-  "io.uploadChunk=1000",
-  "io.uploadChunk=4097",
+  (n) => `io.readChunk=${atLeast(1000, 4 * n, 4)}`,
+  (n) => `io.uploadChunk=${atLeast(1000, n, 1)}`,
+  (n) => `io.uploadChunk=${atLeast(4097, n, 1) | 1}`,
   "batch.startAfter=0",
   "batch.startAfter=1,doubling.liveMax=0",
   "doubling.liveMax=300",
-  "ls.largeGroup=8,doubling.liveMax=0",
+  // groups over 8 entries sorted as large ones (a full radix sort each): for small texts only
+  (n) => (n <= 1 << 20 ? "ls.largeGroup=8,doubling.liveMax=0" : "doubling.liveMax=0"),
   "skew.tripleBits=8",
   "spd.compact=0",
   "spd.compact=1",
   "spd.pairKeys=0",
   "spd.runRound=1",
   "spd.runRound=2",
-  "spd.runRound=1,ls.largeGroup=8,doubling.liveMax=0",
+  (n) => (n <= 1 << 20 ? "spd.runRound=1,ls.largeGroup=8,doubling.liveMax=0" : "spd.runRound=1,doubling.liveMax=0"),
   // windows of about n/3 entries: gpu-spd's compact sample (2n/3) and gpu-dc7's merged runs (4n/7)
   // may span two windows at most, the SA spans three or four
   (n) => `cover.window=${coverWindow(n)},cover.exactFrom=1500`,
   (n) => `cover.window=${coverWindow(n)},cover.lean=1`,
-  "hybrid.minActive=1,hybrid.small=4,hybrid.cpuPercent=50,ls.largeGroup=8",
+  (n) => `hybrid.minActive=1,hybrid.small=4,hybrid.cpuPercent=50${n <= 1 << 20 ? ",ls.largeGroup=8" : ""}`,
   "hybrid.minActive=1,hybrid.small=64,hybrid.cpuPercent=100",
-  "bwt.window=128",
-  "bwt.window=192",
+  (n) => `bwt.window=${atLeast(128, n)}`,
+  (n) => `bwt.window=${atLeast(192, n)}`,
 ];
 const coverWindow = (n) => Math.max(1024, 64 * Math.ceil((Math.ceil(n / 3) + 1) / 64));
 const tuning = (n) => {
@@ -100,6 +108,7 @@ let bwts = 0;
 try {
   while (Date.now() < end) {
     const { text, what } = generate(rng, sources, maxBytes);
+    if (verbose) console.log(`case ${cases} (${what}): SA-IS, ${process.uptime().toFixed(1)} s`);
     const reference = (await buildSuffixArray(text, { algo: "sais", threads })).sa.slice();
     const verdict = await verifySuffixArray(text, reference);
     if (!verdict.ok) throw new Error(`seed ${seed}, case ${cases} (${what}): sais is wrong: ${verdict.message}`);
@@ -107,6 +116,7 @@ try {
     if (tune) process.env.SUFSORT_GPU_TUNE = tune;
     else delete process.env.SUFSORT_GPU_TUNE;
     for (const algo of sorters) {
+      if (verbose) console.log(`case ${cases} (${what}, tune "${tune}"): ${algo}, ${process.uptime().toFixed(1)} s`);
       const max = listSorters().find((s) => s.name === algo).maxLength;
       if (text.length > max) continue;
       let sa;
@@ -121,6 +131,7 @@ try {
     const onGpu = sorters.filter((name) => getSorter(name).engine === "gpu" && text.length <= getSorter(name).maxLength);
     const bwtSorter = onGpu[rng.between(0, onGpu.length - 1)];
     if (bwtSorter !== undefined) {
+      if (verbose) console.log(`case ${cases}: the GPU BWT of ${bwtSorter}, ${process.uptime().toFixed(1)} s`);
       const placed = placeText(text.length, getSorter(bwtSorter), threads);
       try {
         placed.heap.u8(placed.textPtr, text.length).set(text);

@@ -97,6 +97,11 @@ describe("sufsort build", () => {
     expect(sufsort("bwt", join(dir, "t"), "-o", join(dir, "t.bwt")).code).toBe(0);
     expect(piped(readFileSync(join(dir, "t.bwt")), "unbwt", "/dev/stdin", "-o", join(dir, "back")).code).toBe(0);
     expect(readFileSync(join(dir, "back")).equals(Buffer.from(t))).toBe(true);
+    // a file on the standard input is read from where it stands
+    writeFileSync(join(dir, "skip"), Buffer.concat([Buffer.from("SKIP"), Buffer.from(t)]));
+    const skipped = spawnSync("sh", ["-c", `(head -c 4 > /dev/null; "$1" "$2" build - -o "$3") < "$4"`, "sh", process.execPath, CLI, join(dir, "skip.sa"), join(dir, "skip")], { timeout: 60_000 });
+    expect(skipped.status).toBe(0);
+    expect(readSA(join(dir, "skip.sa"))).toEqual(naiveSuffixArray(t));
     // a FIFO: the writer runs beside the build (a build that never opened it would leave the writer
     // blocked: the timeout ends the shell instead of the test run)
     const fifo = join(dir, "fifo");

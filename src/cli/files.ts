@@ -44,7 +44,8 @@ export function openInput(path: string, most = STREAM_MOST): InputFile {
   try {
     const st = fstatSync(fd);
     if (st.isDirectory()) throw failure(`'${path}' is a directory, not a file`);
-    if (st.isFile() && st.size > 0) {
+    // the standard input is read from where it stands (a shell may have read part of it already)
+    if (st.isFile() && st.size > 0 && fd !== 0) {
       return { size: st.size, read: (into, at = 0) => readInto(fd, into, path, at), close: () => release(fd) };
     }
     const bytes = readToEnd(fd, path, most);

@@ -1,6 +1,6 @@
 // Public API of the applications (re-exported by src/index.ts): bwt, unbwt, lcp, FMIndex. Arguments
 // are checked here, once.
-import { buildPlaced, closePlaced, checkLength, placeText, resolveSorter, type PlacedText } from "../engine/build.js";
+import { buildPlaced, closePlaced, checkLength, placeBytes, resolveSorter, type PlacedText } from "../engine/build.js";
 import { SharedHeap } from "../cpu/memory.js";
 import { instantiate } from "../cpu/wasm.js";
 import { verifyInHeap } from "../engine/verify.js";
@@ -38,8 +38,7 @@ export interface BwtOutput {
 export async function bwt(text: Text, options: AppOptions = {}): Promise<BwtOutput> {
   const bytes = toBytes(text, "text");
   const { threads } = checkThreads(options);
-  const placed = placeText(bytes.length, resolveSorter(options.algo), threads);
-  placed.heap.u8(placed.textPtr, bytes.length).set(bytes);
+  const placed = placeBytes(bytes, resolveSorter(options.algo), threads);
   const { primary, parts } = await bwtPlaced(placed, { threads, gpu: options.gpu }, placed.executor).finally(() => closePlaced(placed));
   const out = new Uint8Array(bytes.length);
   out.set(parts[0]);
@@ -262,8 +261,7 @@ function toBytes(x: Text, what: string): Uint8Array {
 
 /** Copies the text into a fresh heap and builds its SA there; returns where both are. */
 async function placeAndSort(bytes: Uint8Array, options: AppOptions, threads: number): Promise<PlacedText & { saPtr: number }> {
-  const placed = placeText(bytes.length, resolveSorter(options.algo), threads);
-  placed.heap.u8(placed.textPtr, bytes.length).set(bytes);
+  const placed = placeBytes(bytes, resolveSorter(options.algo), threads);
   const { sa } = await buildPlaced(placed, { threads, gpu: options.gpu });
   return { ...placed, saPtr: sa.byteOffset };
 }

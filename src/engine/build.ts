@@ -105,6 +105,13 @@ export function placeText(n: number, sorter: SuffixSorter, threads = 1): PlacedT
   return placeIn(heap, createExecutor(heap, threads), n, sorter);
 }
 
+/** placeText for a text already in memory: a copy of it in the fresh heap. */
+export function placeBytes(text: Uint8Array, sorter: SuffixSorter, threads = 1): PlacedText {
+  const placed = placeText(text.length, sorter, threads);
+  placed.heap.u8(placed.textPtr, text.length).set(text);
+  return placed;
+}
+
 /** Places n bytes after everything `heap` holds (a long-lived engine's heap), growing it for the whole build. */
 export function placeIn(heap: SharedHeap, executor: Executor, n: number, sorter: SuffixSorter): PlacedText {
   checkFits(n, sorter);
@@ -259,9 +266,8 @@ export async function buildSuffixArray(text: Uint8Array, options: BuildOptions =
     const plan = routeByText(selection.plan, traits);
     const withDevice = { ...options, ...(selection.gpu ? { gpuContext: selection.gpu } : {}) };
     if (usesLargePath(text.length, plan.sorter)) return { ...(await buildLarge(text, withDevice, plan.sorter)), reason: plan.reason };
-    const placed = placeText(text.length, plan.sorter, threads);
+    const placed = placeBytes(text, plan.sorter, threads);
     try {
-      placed.heap.u8(placed.textPtr, text.length).set(text);
       return { ...(await buildPlaced(placed, withDevice)), reason: plan.reason };
     } finally {
       await closePlaced(placed);

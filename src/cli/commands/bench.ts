@@ -4,7 +4,7 @@ import { availableParallelism } from "node:os";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
 import {
-  buildPlaced, closePlaced, fitsHeap, placeText, resolveSorter, selectEngine, type BuildOptions, type BuildResult,
+  buildPlaced, closePlaced, fitsHeap, placeBytes, resolveSorter, selectEngine, type BuildOptions, type BuildResult,
   type PlacedText,
 } from "../../engine/build.js";
 import type { Overlap, SuffixSorter } from "../../engine/registry.js";
@@ -149,8 +149,7 @@ Options:
         for (const sorter of [...["gpu-spd", "gpu-ls", "gpu-skew", "gpu-ls-hybrid"].map(resolveSorter), ...algos]) {
           const name = sorter.name;
           if (sorter.engine === "cpu" || setupSeconds.has(name)) continue;
-          const placed = placeText(1024, sorter, threads);
-          placed.heap.u8(placed.textPtr, 1024).set(generate("text26:1KiB").bytes);
+          const placed = placeBytes(generate("text26:1KiB").bytes, sorter, threads);
           const t0 = performance.now();
           await buildPlaced(placed, { gpuContext: gpu });
           await closePlaced(placed);
@@ -209,7 +208,7 @@ async function benchAll(
           skipRow(input.name, n, sorter.name, `${n} bytes are over its limit (max ${sorter.maxLength}, 4 GiB heap)`, json);
           continue;
         }
-        const timed = placeInput(input.bytes, sorter, threads);
+        const timed = placeForRuns(input.bytes, sorter, threads);
         const runsDone: Array<{ seconds: number; overlap?: Overlap }> = [];
         const pairedPeer: number[] = [];
         const pairs = paired && sorter.engine === "cpu";
@@ -220,7 +219,7 @@ async function benchAll(
         let firstSeconds: number | undefined;
         try {
           if (speedup && sorter.engine === "cpu" && engine === undefined) {
-            single = placeInput(input.bytes, sorter, 1);
+            single = placeForRuns(input.bytes, sorter, 1);
             await single.build(options); // untimed, like the row's own first run
           }
           const warmStart = performance.now();
@@ -281,9 +280,8 @@ interface PlacedInput {
 }
 
 /** The input in a heap of its own with `threads` workers, for repeated builds. */
-function placeInput(bytes: Uint8Array, sorter: SuffixSorter, threads: number): PlacedInput {
-  const placed = placeText(bytes.length, sorter, threads);
-  placed.heap.u8(placed.textPtr, bytes.length).set(bytes);
+function placeForRuns(bytes: Uint8Array, sorter: SuffixSorter, threads: number): PlacedInput {
+  const placed = placeBytes(bytes, sorter, threads);
   const mark = placed.heap.used;
   return {
     placed,

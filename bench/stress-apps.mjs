@@ -8,7 +8,7 @@
 //   npm run build && node bench/stress-apps.mjs [--seed S] [--seconds T] [FILE...]
 import { readFileSync } from "node:fs";
 import * as s from "../dist/src/index.js";
-import { generate, seeded } from "./stress-texts.mjs";
+import { bwtOf, firstDifference, generate, seeded } from "./stress-texts.mjs";
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -19,19 +19,6 @@ const seed = option("--seed", 1) >>> 0 || 1;
 const seconds = option("--seconds", 60);
 const sources = args.map((f) => readFileSync(f));
 const rng = seeded(seed);
-/** The BWT read off an SA (libsais's convention: the row of T$ ending in $ is left out). */
-function bwtOf(text, sa) {
-  const n = text.length;
-  const bwt = new Uint8Array(n);
-  let primary = 0;
-  if (n > 0) bwt[0] = text[n - 1];
-  for (let k = 0, out = 1; k < n; k++) {
-    if (sa[k] === 0) primary = k + 1;
-    else bwt[out++] = text[sa[k] - 1];
-  }
-  return { bwt, primary };
-}
-
 /** The ranks [from, to) of the suffixes that start with q, by binary search over the SA. */
 function saRange(text, sa, q) {
   const n = text.length;
@@ -55,7 +42,7 @@ function saRange(text, sa, q) {
   return [firstWhere((c) => c >= 0), firstWhere((c) => c > 0)];
 }
 
-const equal = (a, b) => a.length === b.length && a.every((v, i) => v === b[i]);
+const equal = (a, b) => firstDifference(a, b) < 0;
 const end = Date.now() + seconds * 1000;
 let cases = 0;
 const fail = (m) => {

@@ -15,7 +15,7 @@ import { buildSuffixArray, closePlaced, placeText } from "../dist/src/engine/bui
 import { getSorter, listSorters } from "../dist/src/engine/registry.js";
 import { bwtPlaced } from "../dist/src/apps/bwt.js";
 import { acquireGpu } from "../dist/src/gpu/device.js";
-import { firstDifference, generate, seeded } from "./stress-texts.mjs";
+import { bwtOf, firstDifference, generate, seeded } from "./stress-texts.mjs";
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -86,20 +86,6 @@ const tuning = (n) => {
   }
   return [...picked].join(",");
 };
-
-/** The BWT read off an SA (libsais's convention: the row of T$ ending in $ is left out). */
-function bwtOf(text, sa) {
-  const n = text.length;
-  const bwt = new Uint8Array(n);
-  if (n === 0) return { bwt, primary: 0 };
-  bwt[0] = text[n - 1];
-  let primary = 0;
-  for (let k = 0, out = 1; k < n; k++) {
-    if (sa[k] === 0) primary = k + 1;
-    else bwt[out++] = text[sa[k] - 1];
-  }
-  return { bwt, primary };
-}
 
 const end = Date.now() + 1000 * seconds;
 let cases = 0;

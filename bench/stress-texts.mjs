@@ -1,7 +1,8 @@
-// The texts of the randomised cross-checks (stress-cpu.mjs, stress-gpu.mjs): ten families (random
-// alphabets of 1-256 symbols, periodic with mutations, Fibonacci, Thue-Morse, runs, copied blocks,
-// two equal halves, one byte, tails of the smallest byte, slices of given files), lengths drawn
-// from four ranges up to `maxBytes`. Seeded, so that a failing case can be replayed.
+// The texts of the randomised cross-checks (stress-cpu.mjs, stress-gpu.mjs, stress-apps.mjs): ten
+// families (random alphabets of 1-256 symbols, periodic with mutations, Fibonacci, Thue-Morse, runs,
+// copied blocks, two equal halves, one byte, tails of the smallest byte, slices of given files),
+// lengths drawn from four ranges up to `maxBytes`. Seeded, so that a failing case can be replayed.
+// Also what the checks share: the BWT read off an SA, and the first difference of two arrays.
 
 /** A xorshift32 generator: random() in [0, 1), between(a, b) an integer in [a, b]. */
 export function seeded(seed) {
@@ -95,6 +96,19 @@ export function generate({ random, between }, sources = [], maxBytes = 3_000_000
     }
   }
   return { text: t, what: `family ${family}, sigma ${sigma}, n ${n}` };
+}
+
+/** The BWT read off an SA (libsais's convention: the row of T$ ending in $ is left out). */
+export function bwtOf(text, sa) {
+  const n = text.length;
+  const bwt = new Uint8Array(n);
+  let primary = 0;
+  if (n > 0) bwt[0] = text[n - 1];
+  for (let k = 0, out = 1; k < n; k++) {
+    if (sa[k] === 0) primary = k + 1;
+    else bwt[out++] = text[sa[k] - 1];
+  }
+  return { bwt, primary };
 }
 
 /** Index of the first entry where a and b differ (or the shorter length), -1 when equal. */

@@ -24,7 +24,7 @@
 // 0.26 s to set up a device (about 1 s on a machine whose driver has no compiled shaders cached).
 // The GPU pays when n / cpuRate > setup + n / gpuRate: over SA-IS from about 8 MiB, over range
 // from about 25-64 MiB on text and not below range's limit on random DNA. Re-measure with
-// `sufsort bench --engines cpu,gpu,auto` (BENCHMARKS.md section 4) and set them here.
+// `sufsort bench --engines cpu,gpu,auto` (bench/results/history.md, section 4) and set them here.
 import { usageError } from "../errors.js";
 import { getSorter, listSorters, type SuffixSorter } from "./registry.js";
 
@@ -48,7 +48,7 @@ export const AUTO_GPU_MIN_BYTES_OVER_RANGE = 64 << 20;
  * which range sorts fast enough to beat the GPU's one-shot time up to range's limit: H200 host,
  * 16 threads, one-shot (first build, plus device setup and an empty pool for the GPU): DNA 64 MiB
  * range 0.23 s against gpu-spd 0.65 s, 128 MiB 0.48 against 1.00; nci (33.5 MB of text) 0.72
- * against 0.59 (BENCHMARKS.md section 4, third session).
+ * against 0.59 (bench/results/history.md, section 4, third session).
  */
 export const SMALL_ALPHABET = 4;
 /** The CPU runs range instead of SA-IS with at least this many threads ... */
@@ -56,7 +56,7 @@ export const AUTO_RANGE_MIN_THREADS = 8;
 /**
  * ... or this many on texts of a small alphabet that do not look periodic (TextTraits.smallAlphabet):
  * on the 2-core machine range at 2 threads built 64 MiB of random DNA in 1.31 s, SA-IS in 8.80 s
- * (BENCHMARKS.md section 2, fifth session). On other texts range at 2 threads ranged from 0.45x
+ * (bench/results/history.md, section 2, fifth session). On other texts range at 2 threads ranged from 0.45x
  * (nci) to 2.3x (ecoli) of SA-IS's speed, so they stay on SA-IS there.
  */
 export const AUTO_RANGE_MIN_THREADS_SMALL_ALPHABET = 2;
@@ -67,7 +67,7 @@ export const AUTO_RANGE_MIN_BYTES = 1 << 20;
  * The GPU algorithm of --engine gpu and auto. gpu-spd: fastest on 10 of the 12 corpus files, on
  * their 124 MB concatenation and on random DNA on the H200 (fourth session: concatenation 504 MB/s
  * against gpu-ls 414, nci 411 against 327, dickens 554 against 525, DNA 128 MiB 728 against 706);
- * gpu-ls leads on ecoli (695 against 639) and ooffice (508 against 497). BENCHMARKS.md section 4.
+ * gpu-ls leads on ecoli (695 against 639) and ooffice (508 against 497): bench/results/history.md, section 4.
  */
 export const GPU_DEFAULT_ALGO = "gpu-spd";
 /** The algorithm of --engine hybrid (the split is built on gpu-ls's rounds). */

@@ -27,7 +27,7 @@
 // segments), and the round adds a readback and an upload of 12 bytes per CPU member plus a sync.
 // Rounds with few active suffixes stay on the GPU alone (the round trip would cost more than the
 // work). On the H200 the two sides overlapped but the workers took longer than the GPU for their
-// share, and hybrid ran at 0.5-0.75x gpu-ls (BENCHMARKS.md section 4), so the engine policy never
+// share, and hybrid ran at 0.5-0.75x gpu-ls (bench/results/history.md, section 4), so the engine policy never
 // picks it by itself (src/engine/choice.ts); `sufsort bench --engines gpu,hybrid` reports both and
 // the overlap (BuildResult.overlap).
 //

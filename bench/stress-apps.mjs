@@ -8,15 +8,11 @@
 //   npm run build && node bench/stress-apps.mjs [--seed S] [--seconds T] [FILE...]
 import { readFileSync } from "node:fs";
 import * as s from "../dist/src/index.js";
-import { bwtOf, firstDifference, generate, seeded } from "./stress-texts.mjs";
+import { bwtOf, firstDifference, generate, seeded, takeOption } from "./stress-texts.mjs";
 
 const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at < 0 ? fallback : Number(args.splice(at, 2)[1]);
-};
-const seed = option("--seed", 1) >>> 0 || 1;
-const seconds = option("--seconds", 60);
+const seed = Number(takeOption(args, "--seed", 1)) >>> 0 || 1;
+const seconds = Number(takeOption(args, "--seconds", 60));
 const sources = args.map((f) => readFileSync(f));
 const rng = seeded(seed);
 /** The ranks [from, to) of the suffixes that start with q, by binary search over the SA. */

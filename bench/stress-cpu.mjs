@@ -8,19 +8,13 @@
 //       [--max-bytes B] [FILE...]
 import { readFileSync } from "node:fs";
 import { createEngine, verifySuffixArray } from "../dist/src/index.js";
-import { firstDifference, generate, seeded } from "./stress-texts.mjs";
+import { firstDifference, generate, seeded, takeOption } from "./stress-texts.mjs";
 
 const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(name);
-  if (at < 0) return fallback;
-  return Number(args.splice(at, 2)[1]);
-};
-const seed = option("--seed", 1) >>> 0 || 1;
-const seconds = option("--seconds", 60);
-const maxBytes = option("--max-bytes", 3_000_000);
-const at = args.indexOf("--threads");
-const threadCounts = at < 0 ? [1, 2, 3] : args.splice(at, 2)[1].split(",").map(Number);
+const seed = Number(takeOption(args, "--seed", 1)) >>> 0 || 1;
+const seconds = Number(takeOption(args, "--seconds", 60));
+const maxBytes = Number(takeOption(args, "--max-bytes", 3_000_000));
+const threadCounts = takeOption(args, "--threads", "1,2,3").split(",").map(Number);
 const sources = args.map((f) => readFileSync(f));
 const rng = seeded(seed);
 

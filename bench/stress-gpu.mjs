@@ -15,19 +15,15 @@ import { buildSuffixArray, closePlaced, placeText } from "../dist/src/engine/bui
 import { getSorter, listSorters } from "../dist/src/engine/registry.js";
 import { bwtPlaced } from "../dist/src/apps/bwt.js";
 import { acquireGpu } from "../dist/src/gpu/device.js";
-import { bwtOf, firstDifference, generate, seeded } from "./stress-texts.mjs";
+import { bwtOf, firstDifference, generate, seeded, takeOption } from "./stress-texts.mjs";
 
 const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at < 0 ? fallback : args.splice(at, 2)[1];
-};
-const seed = Number(option("--seed", 1)) >>> 0 || 1;
-const seconds = Number(option("--seconds", 60));
-const maxBytes = Number(option("--max-bytes", 3_000_000));
-const threads = Number(option("--threads", 2));
-const mode = option("--gpu", "hardware");
-const wanted = option("--algos", "");
+const seed = Number(takeOption(args, "--seed", 1)) >>> 0 || 1;
+const seconds = Number(takeOption(args, "--seconds", 60));
+const maxBytes = Number(takeOption(args, "--max-bytes", 3_000_000));
+const threads = Number(takeOption(args, "--threads", 2));
+const mode = takeOption(args, "--gpu", "hardware");
+const wanted = takeOption(args, "--algos", "");
 const verboseAt = args.indexOf("--verbose");
 const verbose = verboseAt >= 0 && args.splice(verboseAt, 1).length > 0;
 const sources = args.map((f) => readFileSync(f));

@@ -2,7 +2,14 @@
 // families (random alphabets of 1-256 symbols, periodic with mutations, Fibonacci, Thue-Morse, runs,
 // copied blocks, two equal halves, one byte, tails of the smallest byte, slices of given files),
 // lengths drawn from four ranges up to `maxBytes`. Seeded, so that a failing case can be replayed.
-// Also what the checks share: the BWT read off an SA, and the first difference of two arrays.
+// Also what the checks share: their option parsing, the BWT read off an SA, and the first
+// difference of two arrays.
+
+/** Removes `name VALUE` from `args` and returns VALUE (a string), or `fallback` where `name` is absent. */
+export function takeOption(args, name, fallback) {
+  const at = args.indexOf(name);
+  return at < 0 ? fallback : args.splice(at, 2)[1];
+}
 
 /** A xorshift32 generator: random() in [0, 1), between(a, b) an integer in [a, b]. */
 export function seeded(seed) {

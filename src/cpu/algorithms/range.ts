@@ -14,8 +14,8 @@
 //
 // Limits: n < 2^32 and 25 n bytes of heap (text, SA, rank, two 8n scratch regions) + 32 MiB, so
 // n <= 169,114,337 (rangeMaxLength) in the 4 GiB WebAssembly memory. O(n log n) work in the worst case (one repeated
-// byte: every round refines one group of almost n suffixes), so such inputs are handed over to skew
-// (HAND_OVER_PREFIX below) and the build result names skew as the algorithm that ran.
+// byte: every round refines one group of almost n suffixes), so such inputs are handed over to SA-IS
+// (HAND_OVER_PREFIX below) and the build result names sais as the algorithm that ran.
 // SUFSORT_TRACE=1 (wall time) or =cpu (process CPU time) prints each phase's and round's time to stderr.
 import type { BuildContext, HandOver, SuffixSorter } from "../../engine/registry.js";
 import { registerSorter } from "../../engine/registry.js";
@@ -24,7 +24,7 @@ import {
   bitsFor, blocks, countingPass, forBlocks, MIN_PARALLEL, MSD_BITS, radixSort, scatterByBuckets, sortMsdBucketsU64,
 } from "../primitives.js";
 import type { KernelArgs } from "../executor.js";
-import { skewMaxLength, skewSorter } from "./skew.js";
+import { saisSorter } from "./sais.js";
 import { PhaseClock } from "../trace.js";
 
 /** A group is large (sorted by all workers together) above this share of the unsorted suffixes. */
@@ -50,7 +50,11 @@ const MIN_SUFFIXES_PER_BLOCK = 1 << 14;
 /**
  * The doubling worst case (one repeated byte, long periodic runs) costs a full sort of nearly n
  * suffixes in each of log n rounds. When, with groups sorted by HAND_OVER_PREFIX characters, more
- * than HAND_OVER_SHARE of the suffixes are still unsorted, the input goes to skew (linear work).
+ * than HAND_OVER_SHARE of the suffixes are still unsorted, the input goes to SA-IS (linear work).
+ * SA-IS rather than skew, which it beat on such inputs at 2 threads and at 16 (`sufsort bench
+ * --algos sais,skew`, median of 3; 16 MiB of one byte: 2-core machine 0.16 s against 0.67, H100
+ * host 0.41 against 0.47; 48 MiB of runs of 1-200 bytes over 3 symbols: 1.02 against 7.64, 1.46
+ * against 1.74).
  */
 const HAND_OVER_PREFIX = 64;
 const HAND_OVER_SHARE = 0.9;
@@ -170,12 +174,12 @@ async function buildRange(ctx: BuildContext): Promise<void | HandOver> {
   // shorter than h may share a group with suffixes that go on with the smallest character.
   for (let h = chars; groups > 0; h *= 2) {
     ctx.onProgress?.(1 - unsorted / n);
-    if (h >= HAND_OVER_PREFIX && unsorted > HAND_OVER_SHARE * n && n <= skewMaxLength) {
-      heap.release(mark);
-      await skewSorter.build(ctx);
+    if (h >= HAND_OVER_PREFIX && unsorted > HAND_OVER_SHARE * n) {
+      heap.release(mark); // SA-IS places its workspace right after the SA
+      await saisSorter.build(ctx);
       return {
-        algorithm: skewSorter.name,
-        reason: `range handed over to skew: ${unsorted} of ${n} suffixes share a prefix of ${h} bytes`,
+        algorithm: saisSorter.name,
+        reason: `range handed over to sais: ${unsorted} of ${n} suffixes share a prefix of ${h} bytes`,
       };
     }
     const large = Math.max(rangeTuning.largeMin, Math.ceil(unsorted / (exec.threads * LARGE_SHARE)));
@@ -290,9 +294,8 @@ export const rangeSorter: SuffixSorter = {
   engine: "cpu",
   description: "parallel prefix doubling with Larsson-Sadakane group refinement (PBBS parallelRange)",
   maxLength: rangeMaxLength,
-  // a hand-over to skew releases range's scratch first, so the peak is the larger of the two
-  scratchBytes: (n) =>
-    Math.max(SCRATCH_PER_BYTE * n + SCRATCH_FIXED, n <= skewMaxLength ? skewSorter.scratchBytes(n) : 0),
+  // a hand-over to SA-IS releases range's scratch first, so the peak is the larger of the two
+  scratchBytes: (n) => Math.max(SCRATCH_PER_BYTE * n + SCRATCH_FIXED, saisSorter.scratchBytes(n)),
   build: buildRange,
 };
 

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { packagePath } from "../src/paths.js";
+import { generate } from "../src/bench/inputs.js";
 import { naiveSuffixArray, randomText } from "./support/inputs.js";
 import { tempDirs } from "./support/temp.js";
 
@@ -309,6 +310,25 @@ describe("sufsort bench", () => {
     expect(paired).toBeGreaterThan(0);
     expect(sais.peerMbPerSec).toBeCloseTo(65536 / 1e6 / paired, 6);
     expect(sais.ratio).toBeCloseTo((sais.mbPerSec as number) / (sais.peerMbPerSec as number), 6);
+  });
+
+  it("generates runs and dnaruns: seeded runs of the stated symbols and lengths", () => {
+    for (const [spec, symbols, maxRun] of [["runs:1MiB", "ABC", 200], ["dnaruns:1MiB", "ACGT", 40]] as const) {
+      const { bytes, name } = generate(spec);
+      expect(name).toBe(spec.replace(":", "-"));
+      expect(bytes.length).toBe(1 << 20);
+      expect(generate(spec).bytes).toEqual(bytes); // seeded
+      expect(new Set(bytes)).toEqual(new Set([...symbols].map((c) => c.charCodeAt(0))));
+      // a run of equal bytes spans one or more generated runs; its length says little, but the
+      // mean run of uniform 1..maxRun lengths is (maxRun + 1) / 2, and consecutive runs repeat
+      // the symbol with probability 1 / symbols
+      let changes = 0;
+      for (let i = 1; i < bytes.length; i++) if (bytes[i] !== bytes[i - 1]) changes++;
+      const meanRun = bytes.length / (changes + 1);
+      const expected = ((maxRun + 1) / 2) * (symbols.length / (symbols.length - 1));
+      expect(meanRun).toBeGreaterThan(0.9 * expected);
+      expect(meanRun).toBeLessThan(1.1 * expected);
+    }
   });
 
   it("rejects a bad input before it prints the table", () => {

@@ -26,7 +26,7 @@ import { acquireGpu, type GpuContext } from "../src/gpu/device.js";
 import { SufsortError } from "../src/errors.js";
 import { suffixArray } from "../src/index.js";
 import { packagePath } from "../src/paths.js";
-import { hardFamilies, naiveSuffixArray, randomText } from "./support/inputs.js";
+import { hardFamilies, naiveSuffixArray, randomText, rng } from "./support/inputs.js";
 import { tempDirs } from "./support/temp.js";
 
 const MiB = 1 << 20;
@@ -58,6 +58,23 @@ function usageErrorOf(f: () => unknown): SufsortError {
   throw new Error("expected a usage error");
 }
 
+
+/** n bytes over ACGT, each the one before with probability p, else one of the other three. */
+function markovDna(n: number, p: number): Uint8Array {
+  const r = rng(0x5eed);
+  const out = new Uint8Array(n);
+  let previous = 0;
+  for (let i = 0; i < n; i++) {
+    let c = previous;
+    if (r() >= p) {
+      c = Math.floor(r() * 3);
+      if (c >= previous) c++;
+    }
+    out[i] = "ACGT".charCodeAt(c);
+    previous = c;
+  }
+  return out;
+}
 describe("parseEngine", () => {
   it("accepts auto, cpu, gpu, hybrid; undefined is auto; anything else is a one-line usage error", () => {
     for (const e of ["auto", "cpu", "gpu", "hybrid"]) expect(parseEngine(e)).toBe(e);
@@ -94,8 +111,8 @@ describe("planEngine", () => {
   });
 
   it("on 2 to 7 threads range takes texts of a small alphabet that do not look periodic, SA-IS the rest", () => {
-    const dna = { periodic: false, smallAlphabet: true };
-    const text = { periodic: false, smallAlphabet: false };
+    const dna = { periodic: false, randomSmallAlphabet: true };
+    const text = { periodic: false, randomSmallAlphabet: false };
     expect(AUTO_RANGE_MIN_THREADS_SMALL_ALPHABET).toBe(2);
     expect(plan({ engine: "cpu", threads: 2, n: 16 * MiB, traits: dna })).toBe("range");
     expect(plan({ engine: "cpu", threads: 2, n: 16 * MiB, traits: text })).toBe("sais");
@@ -144,8 +161,8 @@ describe("planEngine", () => {
 
   it("over range, texts of a small alphabet that do not look periodic stay on the CPU up to range's limit", () => {
     const many = AUTO_RANGE_MIN_THREADS;
-    const dna = { periodic: false, smallAlphabet: true };
-    const text = { periodic: false, smallAlphabet: false };
+    const dna = { periodic: false, randomSmallAlphabet: true };
+    const text = { periodic: false, randomSmallAlphabet: false };
     expect(plan({ n: AUTO_GPU_MIN_BYTES_OVER_RANGE, threads: many, gpu: "hardware", traits: dna })).toBe("range");
     expect(plan({ n: rangeMaxLength, threads: many, gpu: "hardware", traits: dna })).toBe("range");
     expect(plan({ n: rangeMaxLength + 1, threads: many, gpu: "hardware", traits: dna })).toBe("gpu-spd");
@@ -156,15 +173,25 @@ describe("planEngine", () => {
     expect(wantsGpu("auto", undefined, AUTO_GPU_MIN_BYTES_OVER_RANGE, many, text)).toBe(true);
   });
 
-  it("text traits: a small alphabet only for aperiodic texts of at most SMALL_ALPHABET symbols", () => {
-    for (const sigma of [2, SMALL_ALPHABET]) expect(traitsOf(randomText(1 << 16, sigma, sigma)).smallAlphabet, `sigma ${sigma}`).toBe(true);
-    expect(traitsOf(randomText(1 << 16, SMALL_ALPHABET + 1, 5)).smallAlphabet).toBe(false);
-    expect(traitsOf(randomText(1 << 16, 26, 6)).smallAlphabet).toBe(false);
-    const families = new Map(hardFamilies(1 << 16, 3));
+  it("text traits: a random small alphabet only for random-looking aperiodic texts of at most SMALL_ALPHABET symbols", () => {
+    for (const sigma of [2, SMALL_ALPHABET]) expect(traitsOf(randomText(1 << 20, sigma, sigma)).randomSmallAlphabet, `sigma ${sigma}`).toBe(true);
+    expect(traitsOf(randomText(1 << 20, SMALL_ALPHABET + 1, 5)).randomSmallAlphabet).toBe(false);
+    expect(traitsOf(randomText(1 << 20, 26, 6)).randomSmallAlphabet).toBe(false);
+    const families = new Map(hardFamilies(1 << 20, 3));
     for (const name of ["one repeated byte", "all NUL", "periodic (abc)^k"]) {
-      expect(traitsOf(families.get(name)!), name).toEqual({ periodic: true, smallAlphabet: false });
+      expect(traitsOf(families.get(name)!), name).toEqual({ periodic: true, randomSmallAlphabet: false });
     }
-    expect(traitsOf(new Uint8Array(1000))).toEqual({ periodic: false, smallAlphabet: false }); // too short to sample
+    // runs lower the order-1 entropy; Thue-Morse, Fibonacci and a repeated block repeat 32-byte strings
+    for (const name of ["long runs", "Thue-Morse", "Fibonacci", "long repeats"]) {
+      expect(traitsOf(families.get(name)!), name).toEqual({ periodic: false, randomSmallAlphabet: false });
+      expect(cpuAlgorithm(1 << 20, 2, traitsOf(families.get(name)!)), name).toBe("sais");
+    }
+    // ACGT where each byte repeats the one before with probability p: range's lead at 2 threads ends near p = 0.7
+    expect(traitsOf(markovDna(1 << 20, 0.6)).randomSmallAlphabet, "p = 0.6").toBe(true);
+    expect(traitsOf(markovDna(1 << 20, 0.75)).randomSmallAlphabet, "p = 0.75").toBe(false);
+    expect(traitsOf(new Uint8Array(1000))).toEqual({ periodic: false, randomSmallAlphabet: false }); // too short to sample
+    // windows that overlap (texts under 64 windows of 1280 bytes) repeat themselves
+    expect(traitsOf(randomText(1 << 16, SMALL_ALPHABET, 7)).randomSmallAlphabet).toBe(false);
   });
 
   it("wantsGpu: auto looks for a device only where the GPU could be chosen", () => {

@@ -1,5 +1,6 @@
 // Benchmark inputs: files, or generated ones named by a spec such as dna:64MiB, repeat:16MiB,
-// random:1MB (alphabet 256), text26:8MiB. Generation is seeded, so every run measures the same bytes.
+// random:1MB (alphabet 256), text26:8MiB, runs:48MiB. Generation is seeded, so every run measures
+// the same bytes.
 import { basename } from "node:path";
 import { usageError } from "../errors.js";
 import { readInput } from "../cli/files.js";
@@ -35,7 +36,30 @@ function fill(out: Uint8Array, seed: number, pick: (r: number) => number): Uint8
 
 const DNA = [0x41, 0x43, 0x47, 0x54];
 
-const KINDS = ["dna", "dnarep", "random", "text26", "repeat"];
+/**
+ * Runs of 1 to maxRun equal bytes (uniform), each of a symbol drawn uniformly (the next may repeat
+ * it): dnaruns (ACGT, runs up to 40) and runs (3 symbols, up to 200), inputs where prefix doubling
+ * degenerates by degrees while SA-IS does not (BENCHMARKS.md, section 2).
+ */
+function fillRuns(out: Uint8Array, seed: number, symbols: number[], maxRun: number): Uint8Array {
+  let x = seed >>> 0 || 1;
+  const next = () => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>>= 0);
+  };
+  for (let i = 0; i < out.length; ) {
+    const symbol = symbols[next() % symbols.length];
+    const end = Math.min(out.length, i + 1 + (next() % maxRun));
+    out.fill(symbol, i, end);
+    i = end;
+  }
+  return out;
+}
+
+const KINDS = ["dna", "dnarep", "random", "text26", "repeat", "dnaruns", "runs"];
 
 /** The kind, size in bytes and size as written of a KIND:SIZE spec; a usage error for a bad one. */
 export function parseGenerated(spec: string): { kind: string; n: number; size: string } {
@@ -64,6 +88,12 @@ export function generate(spec: string): BenchInput {
     case "dnarep":
       fill(out, 12345, (r) => DNA[r >>> 30]);
       copyRepeats(out);
+      break;
+    case "dnaruns":
+      fillRuns(out, 2468, DNA, 40);
+      break;
+    case "runs":
+      fillRuns(out, 1357, [0x41, 0x42, 0x43], 200);
       break;
     default: // parseGenerated took it: a kind in KINDS without a case here
       throw new Error(`sufsort: no generator for input kind '${kind}'`);

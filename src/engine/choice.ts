@@ -16,7 +16,7 @@
 //                              its limit
 //
 // The CPU algorithm: range (parallel doubling) with at least AUTO_RANGE_MIN_THREADS threads, or
-// with 2 or more on texts of a small alphabet that do not look periodic, on inputs from
+// with 2 or more on random-looking texts of a small alphabet (TextTraits), on inputs from
 // AUTO_RANGE_MIN_BYTES up to range's limit; SA-IS otherwise (linear, no input-size limit below 2^31).
 //
 // The thresholds come from figures measured on the H200 host (16 cores): SA-IS 10-14 MB/s, range
@@ -54,7 +54,7 @@ export const SMALL_ALPHABET = 4;
 /** The CPU runs range instead of SA-IS with at least this many threads ... */
 export const AUTO_RANGE_MIN_THREADS = 8;
 /**
- * ... or this many on texts of a small alphabet that do not look periodic (TextTraits.smallAlphabet):
+ * ... or this many on random-looking texts of a small alphabet (TextTraits.randomSmallAlphabet):
  * on the 2-core machine range at 2 threads built 64 MiB of random DNA in 1.31 s, SA-IS in 8.80 s
  * (bench/results/history.md, section 2, fifth session). On other texts range at 2 threads ranged from 0.45x
  * (nci) to 2.3x (ecoli) of SA-IS's speed, so they stay on SA-IS there.
@@ -92,6 +92,24 @@ export const PERIODIC_SAMPLES = 64;
 export const PERIODIC_WINDOW = 1024;
 export const PERIODIC_MAX_PERIOD = 256;
 export const PERIODIC_SHARE = 0.5;
+/**
+ * A text of a small alphabet goes to range on few threads only when it looks random (looksRandom).
+ * 2-core machine, 2 threads, 32 MiB over ACGT in which each byte repeats the one before with
+ * probability p, else is one of the other three (median of 3, range against SA-IS): order-1 over
+ * order-0 entropy 1.00 (p = 0.25) 0.61 s against 1.83 s, 0.96 0.67 / 1.42, 0.90 0.80 / 1.42, 0.80
+ * 1.02 / 1.41, 0.68 1.48 / 1.40, 0.52 1.40 / 1.06. 48 MiB of runs of 1-200 bytes over 3
+ * symbols (`--gen runs`): 0.04; range handed it over after 2.7 s, SA-IS alone took 1.3 s.
+ */
+export const RANDOM_ENTROPY_SHARE = 0.75;
+/**
+ * ... and repeats: at most this share of the sampled positions may start a string of REPEAT_GRAM
+ * bytes that another sampled position starts too. Random texts of 2 or 4 symbols have none (a
+ * 32-byte string over 2 symbols is one of 2^32), nor would a genome's few repeats in 64 windows;
+ * Thue-Morse and a repeated block of 5000 random bytes repeat almost everywhere, and range at 2
+ * threads took 3x SA-IS's time on them (4 MiB: 314 against 103 ms, 254 against 101).
+ */
+export const RANDOM_REPEAT_SHARE = 1 / 16;
+export const REPEAT_GRAM = 32;
 
 /** The GPU a choice can count on: a hardware adapter, only the software one, or none. */
 export type GpuAvailability = "hardware" | "software" | "none";
@@ -100,8 +118,9 @@ export type GpuAvailability = "hardware" | "software" | "none";
 export interface TextTraits {
   /** At least PERIODIC_SHARE of the windows repeat with a period <= PERIODIC_MAX_PERIOD. */
   periodic: boolean;
-  /** The windows hold at most SMALL_ALPHABET distinct bytes and the text does not look periodic. */
-  smallAlphabet: boolean;
+  /** The windows hold at most SMALL_ALPHABET distinct bytes, the text does not look periodic, and
+   * it looks random: no runs or repeats to speak of (looksRandom). */
+  randomSmallAlphabet: boolean;
 }
 
 export interface EngineRequest {
@@ -142,7 +161,7 @@ export function wantsGpu(engine: EngineChoice, algo: string | undefined, n: numb
 export function gpuThreshold(n: number, threads: number, traits?: TextTraits): number {
   // range on few threads (~50 MB/s on DNA at 2) loses to the GPU's one-shot time from ~15 MB.
   if (cpuAlgorithm(n, threads, traits) !== "range" || threads < AUTO_RANGE_MIN_THREADS) return AUTO_GPU_MIN_BYTES_OVER_SAIS;
-  if (traits?.smallAlphabet) return getSorter("range")!.maxLength + 1;
+  if (traits?.randomSmallAlphabet) return getSorter("range")!.maxLength + 1;
   return AUTO_GPU_MIN_BYTES_OVER_RANGE;
 }
 
@@ -151,7 +170,7 @@ export function cpuAlgorithm(n: number, threads: number, traits?: TextTraits): s
   const range = getSorter("range");
   const fits = range !== undefined && n <= range.maxLength;
   const enoughThreads =
-    threads >= AUTO_RANGE_MIN_THREADS || (threads >= AUTO_RANGE_MIN_THREADS_SMALL_ALPHABET && traits?.smallAlphabet === true);
+    threads >= AUTO_RANGE_MIN_THREADS || (threads >= AUTO_RANGE_MIN_THREADS_SMALL_ALPHABET && traits?.randomSmallAlphabet === true);
   return enoughThreads && n >= AUTO_RANGE_MIN_BYTES && fits ? "range" : "sais";
 }
 
@@ -176,7 +195,7 @@ export function planEngine(req: EngineRequest): EnginePlan {
   if (engine === "hybrid") return { sorter: sorterOf(HYBRID_DEFAULT_ALGO), reason: "--engine hybrid" };
   const threshold = gpuThreshold(n, threads, req.traits);
   if (n < threshold) {
-    const kind = req.traits?.smallAlphabet && cpu === "range" && threads >= AUTO_RANGE_MIN_THREADS ? ` for a text of at most ${SMALL_ALPHABET} symbols` : "";
+    const kind = req.traits?.randomSmallAlphabet && cpu === "range" && threads >= AUTO_RANGE_MIN_THREADS ? ` for a random-looking text of at most ${SMALL_ALPHABET} symbols` : "";
     return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, below the GPU threshold of ${threshold} bytes${kind}` };
   }
   if (req.gpu !== "hardware") return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, no hardware GPU` };
@@ -241,7 +260,88 @@ export function textTraits(windows: Uint8Array[]): TextTraits {
     }
   }
   const periodic = windows.length > 0 && periodicWindows >= PERIODIC_SHARE * PERIODIC_SAMPLES;
-  return { periodic, smallAlphabet: windows.length > 0 && distinct <= SMALL_ALPHABET && !periodic };
+  return { periodic, randomSmallAlphabet: windows.length > 0 && distinct <= SMALL_ALPHABET && !periodic && looksRandom(windows) };
+}
+
+/**
+ * Whether the windows look random to range: their order-1 (conditional) entropy is at least
+ * RANDOM_ENTROPY_SHARE of their order-0 entropy, and at most RANDOM_REPEAT_SHARE of their
+ * positions start a REPEAT_GRAM-byte string seen at another of their positions. Runs lower the
+ * first, and repeats of any period (Thue-Morse, Fibonacci, a block repeated) raise the second; both
+ * lengthen the prefixes that range must double through, its first sort covering log(n) / (order-0
+ * entropy) characters. Windows that overlap (texts under PERIODIC_SAMPLES windows) repeat too.
+ */
+function looksRandom(windows: Uint8Array[]): boolean {
+  const pairs = new Float64Array(256 * 256);
+  const before = new Float64Array(256);
+  const after = new Float64Array(256);
+  let total = 0;
+  for (const window of windows) {
+    for (let i = 1; i < window.length; i++) {
+      pairs[(window[i - 1] << 8) | window[i]]++;
+      before[window[i - 1]]++;
+      after[window[i]]++;
+      total++;
+    }
+  }
+  let order0 = 0;
+  let order1 = 0;
+  for (let a = 0; a < 256; a++) {
+    if (after[a] > 0) order0 -= (after[a] / total) * Math.log2(after[a] / total);
+    if (before[a] === 0) continue;
+    for (let b = 0; b < 256; b++) {
+      const count = pairs[(a << 8) | b];
+      if (count > 0) order1 -= (count / total) * Math.log2(count / before[a]);
+    }
+  }
+  if (!(order0 > 0 && order1 >= RANDOM_ENTROPY_SHARE * order0)) return false;
+  // Strings of REPEAT_GRAM bytes by two rolling hashes (64 bits together), counted where seen
+  // before: an open-addressing table at most half full.
+  let slots = 1;
+  for (const window of windows) slots += window.length;
+  const bits = Math.ceil(Math.log2(2 * slots));
+  const mask = 2 ** bits - 1;
+  const used = new Uint8Array(mask + 1);
+  const keys1 = new Int32Array(mask + 1);
+  const keys2 = new Int32Array(mask + 1);
+  let positions = 0;
+  let repeats = 0;
+  const power1 = powerOf(HASH_BASE_1, REPEAT_GRAM);
+  const power2 = powerOf(HASH_BASE_2, REPEAT_GRAM);
+  for (const window of windows) {
+    let hash1 = 0;
+    let hash2 = 0;
+    for (let i = 0; i < window.length; i++) {
+      hash1 = (Math.imul(hash1, HASH_BASE_1) + window[i] + 1) | 0;
+      hash2 = (Math.imul(hash2, HASH_BASE_2) + window[i] + 1) | 0;
+      if (i >= REPEAT_GRAM) {
+        hash1 = (hash1 - Math.imul(window[i - REPEAT_GRAM] + 1, power1)) | 0;
+        hash2 = (hash2 - Math.imul(window[i - REPEAT_GRAM] + 1, power2)) | 0;
+      }
+      if (i < REPEAT_GRAM - 1) continue;
+      positions++;
+      let slot = Math.imul(hash1 ^ (hash2 >>> 15), 0x2c1b3c6d) >>> (32 - bits);
+      while (used[slot] === 1 && (keys1[slot] !== hash1 || keys2[slot] !== hash2)) slot = (slot + 1) & mask;
+      if (used[slot] === 1) {
+        repeats++;
+      } else {
+        used[slot] = 1;
+        keys1[slot] = hash1;
+        keys2[slot] = hash2;
+      }
+    }
+  }
+  return repeats <= RANDOM_REPEAT_SHARE * positions;
+}
+
+const HASH_BASE_1 = 0x01000193;
+const HASH_BASE_2 = 0x5bd1e995;
+
+/** base^k modulo 2^32 (as an i32, for Math.imul). */
+function powerOf(base: number, k: number): number {
+  let power = 1;
+  for (let i = 0; i < k; i++) power = Math.imul(power, base);
+  return power;
 }
 
 /** The traits of a text held in memory. */

@@ -77,7 +77,8 @@ suffixes, in rounds of at least 65536 active suffixes).
 
 Options:
   --gen KIND:SIZE    a generated input: dna, dnarep (DNA, every MiB ending in a copy of 100 KB
-                     from earlier), random (256 symbols), text26, repeat (one byte);
+                     from earlier), random (256 symbols), text26, repeat (one byte), dnaruns
+                     (DNA in runs of 1-40), runs (3 symbols in runs of 1-200);
                      SIZE like 64MiB or 10MB; repeatable (default when no FILES: dna:8MiB)
   --algos a,b        algorithms to time (default: sais, or none when --engines is given)
   --engines e,f      engine choices to time: auto, cpu, gpu, hybrid (or all)

@@ -68,7 +68,8 @@ function readRows(path) {
     if (!header) continue;
     const row = Object.fromEntries(header.map((h, k) => [h, cells[k] ?? ""]));
     if (!inputs.has(row.input)) inputs.set(row.input, new Map());
-    inputs.get(row.input).set(row.algo, row);
+    // a row that handed its input over reads "asked -> ran": keyed by the algorithm asked for
+    inputs.get(row.input).set(row.algo.split(" -> ")[0], row);
   }
   if (!header) fail(`${path}: no bench table`);
   return inputs;

@@ -364,6 +364,18 @@ describe("sufsort bench", () => {
   });
 });
 
+describe("sufsort bench: rows that hand over", () => {
+  it("name the algorithm that ran and say why", () => {
+    const r = sufsort("bench", "--gen", "repeat:64KiB", "--algos", "range", "--threads", "2", "--runs", "3", "--json");
+    expect(r.code, r.stderr).toBe(0);
+    const row = JSON.parse(r.stdout.trim()) as Record<string, string>;
+    expect(row.algo).toBe("range -> sais");
+    expect(row.handOver).toMatch(/range handed over to sais/);
+    const table = sufsort("bench", "--gen", "repeat:64KiB", "--algos", "range", "--threads", "2", "--runs", "3");
+    expect(table.stdout).toMatch(/\| repeat-64KiB \| 65536 \| cpu \| range -> sais \| 2 \|/);
+  });
+});
+
 describe("sufsort bench --floor", () => {
   it("times the GPU transfer floor beside the GPU sorters", () => {
     const r = sufsort("bench", "--gen", "text26:64KiB", "--algos", "gpu-spd", "--floor", "--gpu", "software", "--threads", "2", "--runs", "3", "--json");

@@ -42,6 +42,8 @@ interface Row {
   oneShotSeconds?: number;
   /** Hybrid rows: the overlap of the median run. */
   overlap?: Overlap;
+  /** Why the algorithm handed the input over (the row's algo then reads "asked -> ran"). */
+  handOver?: string;
 }
 
 /** Device acquisition + a first build of 1 KiB with each GPU algorithm (its pipelines compiled). */
@@ -57,7 +59,9 @@ export const benchCommand: Command = {
 Times suffix-array construction (median of R runs, construction only: no I/O) and prints a table:
 input, n, engine, algo, threads, seconds, MB/s (1 MB = 10^6 bytes). With --peer divsufsort, libdivsufsort
 2.0.1 (Debian libdivsufsort-dev; our driver bench/peers/divsufsort.c is compiled on first use) is
-timed on the same inputs in the same run and the ratio ours/peer is printed. Every row starts with
+timed on the same inputs in the same run and the ratio ours/peer is printed. A row whose algorithm
+handed the input over (range, where doubling degenerates) names both, e.g. "range -> sais", and
+--json gives the reason as "handOver". Every row starts with
 one untimed build (the worker pool's start, the heap's first touch; for GPU algorithms shader
 compilation and buffer allocation), reported apart as "first s". GPU algorithms get one device for
 the whole run and more untimed builds until 1 s has passed (the
@@ -210,7 +214,7 @@ async function benchAll(
           continue;
         }
         const timed = placeForRuns(input.bytes, sorter, threads);
-        const runsDone: Array<{ seconds: number; overlap?: Overlap }> = [];
+        const runsDone: Array<{ seconds: number; overlap?: Overlap; ran: string; handOver?: string }> = [];
         const pairedPeer: number[] = [];
         const pairs = paired && sorter.engine === "cpu";
         // --speedup: the same algorithm on one thread, on its own heap, before each timed run
@@ -235,7 +239,12 @@ async function benchAll(
             if (pairs) pairedPeer.push(divsufsort!.time(1).seconds[0]!);
             if (single) singleRuns.push((await single.build(options)).seconds);
             const result = await timed.build(options);
-            runsDone.push({ seconds: result.seconds, ...(result.overlap ? { overlap: result.overlap } : {}) });
+            runsDone.push({
+              seconds: result.seconds,
+              ran: result.algo,
+              ...(result.overlap ? { overlap: result.overlap } : {}),
+              ...(result.handOver !== undefined ? { handOver: result.handOver } : {}),
+            });
           }
         } catch (e) {
           // a limit known only at build time (the device's binding size) skips the row, like those above
@@ -249,7 +258,9 @@ async function benchAll(
         const middle = [...runsDone].sort((a, b) => a.seconds - b.seconds)[runsDone.length >> 1];
         const t = middle.seconds;
         const mb = n / 1e6 / t;
-        const row: Row = { input: input.name, n, algo: sorter.name, engine: sorter.engine, threads, seconds: t, mbPerSec: mb };
+        const algo = middle.ran === sorter.name ? sorter.name : `${sorter.name} -> ${middle.ran}`;
+        const row: Row = { input: input.name, n, algo, engine: sorter.engine, threads, seconds: t, mbPerSec: mb };
+        if (middle.handOver !== undefined) row.handOver = middle.handOver;
         if (firstSeconds !== undefined) row.firstSeconds = firstSeconds;
         if (engine !== undefined) {
           row.engineChoice = engine;

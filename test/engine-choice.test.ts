@@ -7,6 +7,7 @@ import { writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { selectEngine } from "../src/engine/build.js";
 import {
+  AUTO_GPU_MIN_BYTES_HARD_FOR_DOUBLING,
   AUTO_GPU_MIN_BYTES_OVER_RANGE,
   AUTO_GPU_MIN_BYTES_OVER_SAIS,
   AUTO_RANGE_MIN_BYTES,
@@ -111,8 +112,8 @@ describe("planEngine", () => {
   });
 
   it("on 2 to 7 threads range takes texts of a small alphabet that do not look periodic, SA-IS the rest", () => {
-    const dna = { periodic: false, randomSmallAlphabet: true };
-    const text = { periodic: false, randomSmallAlphabet: false };
+    const dna = { periodic: false, randomSmallAlphabet: true, hardForDoubling: false };
+    const text = { periodic: false, randomSmallAlphabet: false, hardForDoubling: false };
     expect(AUTO_RANGE_MIN_THREADS_SMALL_ALPHABET).toBe(2);
     expect(plan({ engine: "cpu", threads: 2, n: 16 * MiB, traits: dna })).toBe("range");
     expect(plan({ engine: "cpu", threads: 2, n: 16 * MiB, traits: text })).toBe("sais");
@@ -161,8 +162,8 @@ describe("planEngine", () => {
 
   it("over range, texts of a small alphabet that do not look periodic stay on the CPU up to range's limit", () => {
     const many = AUTO_RANGE_MIN_THREADS;
-    const dna = { periodic: false, randomSmallAlphabet: true };
-    const text = { periodic: false, randomSmallAlphabet: false };
+    const dna = { periodic: false, randomSmallAlphabet: true, hardForDoubling: false };
+    const text = { periodic: false, randomSmallAlphabet: false, hardForDoubling: false };
     expect(plan({ n: AUTO_GPU_MIN_BYTES_OVER_RANGE, threads: many, gpu: "hardware", traits: dna })).toBe("range");
     expect(plan({ n: rangeMaxLength, threads: many, gpu: "hardware", traits: dna })).toBe("range");
     expect(plan({ n: rangeMaxLength + 1, threads: many, gpu: "hardware", traits: dna })).toBe("gpu-spd");
@@ -179,19 +180,37 @@ describe("planEngine", () => {
     expect(traitsOf(randomText(1 << 20, 26, 6)).randomSmallAlphabet).toBe(false);
     const families = new Map(hardFamilies(1 << 20, 3));
     for (const name of ["one repeated byte", "all NUL", "periodic (abc)^k"]) {
-      expect(traitsOf(families.get(name)!), name).toEqual({ periodic: true, randomSmallAlphabet: false });
+      expect(traitsOf(families.get(name)!), name).toEqual({ periodic: true, randomSmallAlphabet: false, hardForDoubling: true });
     }
     // runs lower the order-1 entropy; Thue-Morse, Fibonacci and a repeated block repeat 32-byte strings
     for (const name of ["long runs", "Thue-Morse", "Fibonacci", "long repeats"]) {
-      expect(traitsOf(families.get(name)!), name).toEqual({ periodic: false, randomSmallAlphabet: false });
+      expect(traitsOf(families.get(name)!), name).toEqual({ periodic: false, randomSmallAlphabet: false, hardForDoubling: true });
       expect(cpuAlgorithm(1 << 20, 2, traitsOf(families.get(name)!)), name).toBe("sais");
     }
     // ACGT where each byte repeats the one before with probability p: range's lead at 2 threads ends near p = 0.7
     expect(traitsOf(markovDna(1 << 20, 0.6)).randomSmallAlphabet, "p = 0.6").toBe(true);
     expect(traitsOf(markovDna(1 << 20, 0.75)).randomSmallAlphabet, "p = 0.75").toBe(false);
-    expect(traitsOf(new Uint8Array(1000))).toEqual({ periodic: false, randomSmallAlphabet: false }); // too short to sample
+    expect(traitsOf(new Uint8Array(1000))).toEqual({ periodic: false, randomSmallAlphabet: false, hardForDoubling: false }); // too short to sample
     // windows that overlap (texts under 64 windows of 1280 bytes) repeat themselves
     expect(traitsOf(randomText(1 << 16, SMALL_ALPHABET, 7)).randomSmallAlphabet).toBe(false);
+  });
+
+  it("texts hard for doubling go to SA-IS on any number of threads, and to the GPU from their own threshold", () => {
+    const many = AUTO_RANGE_MIN_THREADS;
+    const hard = { periodic: false, randomSmallAlphabet: false, hardForDoubling: true };
+    expect(plan({ engine: "cpu", threads: many, n: 16 * MiB, traits: hard })).toBe("sais");
+    expect(plan({ n: 16 * MiB, threads: many, gpu: "none", traits: hard })).toBe("sais");
+    for (const threads of [2, many]) {
+      expect(plan({ n: AUTO_GPU_MIN_BYTES_HARD_FOR_DOUBLING - 1, threads, gpu: "hardware", traits: hard })).toBe("sais");
+      expect(plan({ n: AUTO_GPU_MIN_BYTES_HARD_FOR_DOUBLING, threads, gpu: "hardware", traits: hard })).toBe("gpu-spd");
+    }
+    const periodicText = traitsOf(hardFamilies(1 << 20)[0]![1]);
+    expect(periodicText.hardForDoubling).toBe(true);
+    const routed = routeByText(planEngine({ engine: "auto", n: AUTO_GPU_MIN_BYTES_HARD_FOR_DOUBLING, threads: many, gpu: "hardware", traits: periodicText }), periodicText);
+    expect(routed.sorter.name).toBe("gpu-skew");
+    // text of a larger alphabet is not judged: range on many threads
+    expect(traitsOf(randomText(1 << 20, 26, 6)).hardForDoubling).toBe(false);
+    expect(cpuAlgorithm(16 * MiB, many, traitsOf(randomText(1 << 20, 26, 6)))).toBe("range");
   });
 
   it("wantsGpu: auto looks for a device only where the GPU could be chosen", () => {

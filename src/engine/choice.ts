@@ -17,7 +17,9 @@
 //
 // The CPU algorithm: range (parallel doubling) with at least AUTO_RANGE_MIN_THREADS threads, or
 // with 2 or more on random-looking texts of a small alphabet (TextTraits), on inputs from
-// AUTO_RANGE_MIN_BYTES up to range's limit; SA-IS otherwise (linear, no input-size limit below 2^31).
+// AUTO_RANGE_MIN_BYTES up to range's limit; SA-IS otherwise (linear, no input-size limit below 2^31),
+// and on texts where doubling degenerates (TextTraits.hardForDoubling: range would hand them over
+// to SA-IS after its first rounds), whatever the threads.
 //
 // The thresholds come from figures measured on the H200 host (16 cores): SA-IS 10-14 MB/s, range
 // on 16 threads 50-150 MB/s on text and ~420 MB/s on random DNA, gpu-spd 400-810 MB/s, and
@@ -43,6 +45,13 @@ export function parseEngine(value: string | undefined): EngineChoice {
 export const AUTO_GPU_MIN_BYTES_OVER_SAIS = 8 << 20;
 /** ... and from this many when it would run range on many threads ... */
 export const AUTO_GPU_MIN_BYTES_OVER_RANGE = 64 << 20;
+/**
+ * ... or SA-IS on a text hard for doubling (TextTraits.hardForDoubling), which SA-IS sorts 3-6x
+ * faster than text: H100 machine, 16 threads, one-shot seconds (first build, plus device setup
+ * for the GPU on a fresh instance), 48 MiB of runs (`--gen runs`): SA-IS 1.27, gpu-spd 1.90-2.38;
+ * 16 MiB of one byte: SA-IS 0.32, gpu-skew 0.80-0.84 (BENCHMARKS.md, section 2).
+ */
+export const AUTO_GPU_MIN_BYTES_HARD_FOR_DOUBLING = 64 << 20;
 /**
  * ... except on texts of at most this many symbols that do not look periodic (random-like DNA),
  * which range sorts fast enough to beat the GPU's one-shot time up to range's limit: H200 host,
@@ -121,6 +130,9 @@ export interface TextTraits {
   /** The windows hold at most SMALL_ALPHABET distinct bytes, the text does not look periodic, and
    * it looks random: no runs or repeats to speak of (looksRandom). */
   randomSmallAlphabet: boolean;
+  /** Prefix doubling degenerates on it: it looks periodic, or its windows hold at most
+   * SMALL_ALPHABET distinct bytes but do not look random (runs, repeats). */
+  hardForDoubling: boolean;
 }
 
 export interface EngineRequest {
@@ -159,6 +171,7 @@ export function wantsGpu(engine: EngineChoice, algo: string | undefined, n: numb
 
 /** auto's GPU threshold for a machine with `threads` threads, facing input size n. */
 export function gpuThreshold(n: number, threads: number, traits?: TextTraits): number {
+  if (traits?.hardForDoubling) return AUTO_GPU_MIN_BYTES_HARD_FOR_DOUBLING;
   // range on few threads (~50 MB/s on DNA at 2) loses to the GPU's one-shot time from ~15 MB.
   if (cpuAlgorithm(n, threads, traits) !== "range" || threads < AUTO_RANGE_MIN_THREADS) return AUTO_GPU_MIN_BYTES_OVER_SAIS;
   if (traits?.randomSmallAlphabet) return getSorter("range")!.maxLength + 1;
@@ -171,7 +184,7 @@ export function cpuAlgorithm(n: number, threads: number, traits?: TextTraits): s
   const fits = range !== undefined && n <= range.maxLength;
   const enoughThreads =
     threads >= AUTO_RANGE_MIN_THREADS || (threads >= AUTO_RANGE_MIN_THREADS_SMALL_ALPHABET && traits?.randomSmallAlphabet === true);
-  return enoughThreads && n >= AUTO_RANGE_MIN_BYTES && fits ? "range" : "sais";
+  return enoughThreads && n >= AUTO_RANGE_MIN_BYTES && fits && traits?.hardForDoubling !== true ? "range" : "sais";
 }
 
 /** The policy (pure: the caller found the GPU). Contradictions are usage errors. */
@@ -188,7 +201,8 @@ export function planEngine(req: EngineRequest): EnginePlan {
     throw usageError(`--engine ${engine} contradicts --algo ${algo}, which runs on the ${named.engine} engine (${engine} algorithms: ${fitting.join(", ")}${hybridNote})`);
   }
   const cpu = cpuAlgorithm(n, threads, req.traits);
-  const onCpu = `${cpu} for ${n} bytes on ${threads} thread${threads === 1 ? "" : "s"}`;
+  const hard = req.traits?.hardForDoubling ? " (the text looks hard for doubling: periodic, runs or repeats)" : "";
+  const onCpu = `${cpu} for ${n} bytes on ${threads} thread${threads === 1 ? "" : "s"}${hard}`;
   if (engine === "cpu") return { sorter: sorterOf(cpu), reason: `--engine cpu: ${onCpu}` };
   const large = overGpuLimit(req);
   if (engine === "gpu") return large ?? { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: "--engine gpu", periodicAlgo: GPU_PERIODIC_ALGO };
@@ -260,7 +274,9 @@ export function textTraits(windows: Uint8Array[]): TextTraits {
     }
   }
   const periodic = windows.length > 0 && periodicWindows >= PERIODIC_SHARE * PERIODIC_SAMPLES;
-  return { periodic, randomSmallAlphabet: windows.length > 0 && distinct <= SMALL_ALPHABET && !periodic && looksRandom(windows) };
+  const small = windows.length > 0 && distinct <= SMALL_ALPHABET && !periodic;
+  const random = small && looksRandom(windows);
+  return { periodic, randomSmallAlphabet: random, hardForDoubling: periodic || (small && !random) };
 }
 
 /**

@@ -21,16 +21,20 @@ export function parseSize(s: string): number {
 }
 
 /** xorshift32: fast, seeded, good enough for benchmark texts. */
-function fill(out: Uint8Array, seed: number, pick: (r: number) => number): Uint8Array {
+function xorshift(seed: number): () => number {
   let x = seed >>> 0 || 1;
-  for (let i = 0; i < out.length; i++) {
+  return () => {
     x ^= x << 13;
     x >>>= 0;
     x ^= x >>> 17;
     x ^= x << 5;
-    x >>>= 0;
-    out[i] = pick(x);
-  }
+    return (x >>>= 0);
+  };
+}
+
+function fill(out: Uint8Array, seed: number, pick: (r: number) => number): Uint8Array {
+  const next = xorshift(seed);
+  for (let i = 0; i < out.length; i++) out[i] = pick(next());
   return out;
 }
 
@@ -42,14 +46,7 @@ const DNA = [0x41, 0x43, 0x47, 0x54];
  * degenerates by degrees while SA-IS does not (BENCHMARKS.md, section 2).
  */
 function fillRuns(out: Uint8Array, seed: number, symbols: number[], maxRun: number): Uint8Array {
-  let x = seed >>> 0 || 1;
-  const next = () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>>= 0);
-  };
+  const next = xorshift(seed);
   for (let i = 0; i < out.length; ) {
     const symbol = symbols[next() % symbols.length];
     const end = Math.min(out.length, i + 1 + (next() % maxRun));

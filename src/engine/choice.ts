@@ -49,7 +49,7 @@ export const AUTO_GPU_MIN_BYTES_OVER_RANGE = 64 << 20;
  * ... or SA-IS on a text hard for doubling (TextTraits.hardForDoubling), which SA-IS sorts 3-6x
  * faster than text: H100 machine, 16 threads, one-shot seconds (first build, plus device setup
  * for the GPU on a fresh instance), 48 MiB of runs (`--gen runs`): SA-IS 1.27, gpu-spd 1.90-2.38;
- * 16 MiB of one byte: SA-IS 0.32, gpu-skew 0.80-0.84 (BENCHMARKS.md, section 2).
+ * 16 MiB of one byte: SA-IS 0.32, gpu-skew 0.80-0.90 (BENCHMARKS.md, section 2).
  */
 export const AUTO_GPU_MIN_BYTES_HARD_FOR_DOUBLING = 64 << 20;
 /**

@@ -12,7 +12,7 @@ import {
   AUTO_GPU_MIN_BYTES_OVER_SAIS,
   AUTO_RANGE_MIN_BYTES,
   AUTO_RANGE_MIN_THREADS,
-  AUTO_RANGE_MIN_THREADS_SMALL_ALPHABET,
+  AUTO_RANGE_MIN_THREADS_RANDOM,
   cpuAlgorithm,
   parseEngine,
   planEngine,
@@ -59,6 +59,23 @@ function usageErrorOf(f: () => unknown): SufsortError {
   throw new Error("expected a usage error");
 }
 
+
+/** n bytes of lines of words drawn from a small vocabulary: text that repeats its short strings. */
+function wordText(n: number): Uint8Array {
+  const r = rng(0x7e47);
+  const vocabulary = Array.from({ length: 300 }, (_, w) => {
+    let word = "";
+    for (let k = 0; k < 2 + (w % 9); k++) word += String.fromCharCode(97 + Math.floor(r() * 26));
+    return word;
+  });
+  const out = new Uint8Array(n);
+  let line = 0;
+  for (let i = 0; i < n; ) {
+    const word = line++ % 12 === 11 ? "\n" : vocabulary[Math.floor(r() * vocabulary.length)] + " ";
+    for (let k = 0; k < word.length && i < n; k++) out[i++] = word.charCodeAt(k);
+  }
+  return out;
+}
 
 /** n bytes over ACGT, each the one before with probability p, else one of the other three. */
 function markovDna(n: number, p: number): Uint8Array {
@@ -111,10 +128,12 @@ describe("planEngine", () => {
     expect(plan({ engine: "cpu", threads: many, n: 1 << 30, gpu: "hardware" })).toBe("sais");
   });
 
-  it("on 2 to 7 threads range takes texts of a small alphabet that do not look periodic, SA-IS the rest", () => {
-    const dna = { periodic: false, randomSmallAlphabet: true, hardForDoubling: false };
-    const text = { periodic: false, randomSmallAlphabet: false, hardForDoubling: false };
-    expect(AUTO_RANGE_MIN_THREADS_SMALL_ALPHABET).toBe(2);
+  it("on 2 to 7 threads range takes texts that look random, SA-IS the rest", () => {
+    const dna = { periodic: false, random: true, randomSmallAlphabet: true, hardForDoubling: false };
+    const text = { periodic: false, random: false, randomSmallAlphabet: false, hardForDoubling: false };
+    const randomBytes = { periodic: false, random: true, randomSmallAlphabet: false, hardForDoubling: false };
+    expect(AUTO_RANGE_MIN_THREADS_RANDOM).toBe(2);
+    expect(plan({ engine: "cpu", threads: 2, n: 16 * MiB, traits: randomBytes })).toBe("range");
     expect(plan({ engine: "cpu", threads: 2, n: 16 * MiB, traits: dna })).toBe("range");
     expect(plan({ engine: "cpu", threads: 2, n: 16 * MiB, traits: text })).toBe("sais");
     expect(plan({ engine: "cpu", threads: 1, n: 16 * MiB, traits: dna })).toBe("sais");
@@ -123,6 +142,7 @@ describe("planEngine", () => {
     expect(plan({ n: AUTO_GPU_MIN_BYTES_OVER_SAIS - 1, threads: 2, gpu: "hardware", traits: dna })).toBe("range");
     expect(plan({ n: 64 * MiB, threads: 2, gpu: "none", traits: dna })).toBe("range");
     expect(cpuAlgorithm(16 * MiB, 2, traitsOf(randomText(16 * MiB, 4, 9)))).toBe("range");
+    for (const sigma of [5, 26, 256]) expect(cpuAlgorithm(16 * MiB, 2, traitsOf(randomText(4 * MiB, sigma, sigma))), `sigma ${sigma}`).toBe("range");
   });
 
   it("--engine gpu: gpu-spd (routable to gpu-skew); --engine hybrid: gpu-ls-hybrid", () => {
@@ -162,8 +182,8 @@ describe("planEngine", () => {
 
   it("over range, texts of a small alphabet that do not look periodic stay on the CPU up to range's limit", () => {
     const many = AUTO_RANGE_MIN_THREADS;
-    const dna = { periodic: false, randomSmallAlphabet: true, hardForDoubling: false };
-    const text = { periodic: false, randomSmallAlphabet: false, hardForDoubling: false };
+    const dna = { periodic: false, random: true, randomSmallAlphabet: true, hardForDoubling: false };
+    const text = { periodic: false, random: false, randomSmallAlphabet: false, hardForDoubling: false };
     expect(plan({ n: AUTO_GPU_MIN_BYTES_OVER_RANGE, threads: many, gpu: "hardware", traits: dna })).toBe("range");
     expect(plan({ n: rangeMaxLength, threads: many, gpu: "hardware", traits: dna })).toBe("range");
     expect(plan({ n: rangeMaxLength + 1, threads: many, gpu: "hardware", traits: dna })).toBe("gpu-spd");
@@ -174,30 +194,39 @@ describe("planEngine", () => {
     expect(wantsGpu("auto", undefined, AUTO_GPU_MIN_BYTES_OVER_RANGE, many, text)).toBe(true);
   });
 
-  it("text traits: a random small alphabet only for random-looking aperiodic texts of at most SMALL_ALPHABET symbols", () => {
+  it("text traits: random for texts of few repeated strings, a random small alphabet for those of at most SMALL_ALPHABET symbols", () => {
     for (const sigma of [2, SMALL_ALPHABET]) expect(traitsOf(randomText(1 << 20, sigma, sigma)).randomSmallAlphabet, `sigma ${sigma}`).toBe(true);
-    expect(traitsOf(randomText(1 << 20, SMALL_ALPHABET + 1, 5)).randomSmallAlphabet).toBe(false);
-    expect(traitsOf(randomText(1 << 20, 26, 6)).randomSmallAlphabet).toBe(false);
+    for (const sigma of [SMALL_ALPHABET + 1, 26, 256]) {
+      expect(traitsOf(randomText(1 << 20, sigma, sigma)), `sigma ${sigma}`).toEqual({ periodic: false, random: true, randomSmallAlphabet: false, hardForDoubling: false });
+    }
     const families = new Map(hardFamilies(1 << 20, 3));
     for (const name of ["one repeated byte", "all NUL", "periodic (abc)^k"]) {
-      expect(traitsOf(families.get(name)!), name).toEqual({ periodic: true, randomSmallAlphabet: false, hardForDoubling: true });
+      expect(traitsOf(families.get(name)!), name).toEqual({ periodic: true, random: false, randomSmallAlphabet: false, hardForDoubling: true });
     }
-    // runs lower the order-1 entropy; Thue-Morse, Fibonacci and a repeated block repeat 32-byte strings
+    // runs, Thue-Morse, Fibonacci and a repeated block repeat their strings
+    for (const name of ["long runs", "Thue-Morse", "Fibonacci"]) {
+      expect(traitsOf(families.get(name)!), name).toEqual({ periodic: false, random: false, randomSmallAlphabet: false, hardForDoubling: true });
+    }
     for (const name of ["long runs", "Thue-Morse", "Fibonacci", "long repeats"]) {
-      expect(traitsOf(families.get(name)!), name).toEqual({ periodic: false, randomSmallAlphabet: false, hardForDoubling: true });
+      expect(traitsOf(families.get(name)!).random, name).toBe(false);
       expect(cpuAlgorithm(1 << 20, 2, traitsOf(families.get(name)!)), name).toBe("sais");
     }
+    // text of words and lines repeats its short strings: SA-IS on few threads, range on many
+    const words = wordText(1 << 20);
+    expect(traitsOf(words)).toEqual({ periodic: false, random: false, randomSmallAlphabet: false, hardForDoubling: false });
+    expect(cpuAlgorithm(1 << 20, 2, traitsOf(words))).toBe("sais");
+    expect(cpuAlgorithm(1 << 20, AUTO_RANGE_MIN_THREADS, traitsOf(words))).toBe("range");
     // ACGT where each byte repeats the one before with probability p: range's lead at 2 threads ends near p = 0.7
     expect(traitsOf(markovDna(1 << 20, 0.6)).randomSmallAlphabet, "p = 0.6").toBe(true);
     expect(traitsOf(markovDna(1 << 20, 0.75)).randomSmallAlphabet, "p = 0.75").toBe(false);
-    expect(traitsOf(new Uint8Array(1000))).toEqual({ periodic: false, randomSmallAlphabet: false, hardForDoubling: false }); // too short to sample
+    expect(traitsOf(new Uint8Array(1000))).toEqual({ periodic: false, random: false, randomSmallAlphabet: false, hardForDoubling: false }); // too short to sample
     // windows that overlap (texts under 64 windows of 1280 bytes) repeat themselves
     expect(traitsOf(randomText(1 << 16, SMALL_ALPHABET, 7)).randomSmallAlphabet).toBe(false);
   });
 
   it("texts hard for doubling go to SA-IS on any number of threads, and to the GPU from their own threshold", () => {
     const many = AUTO_RANGE_MIN_THREADS;
-    const hard = { periodic: false, randomSmallAlphabet: false, hardForDoubling: true };
+    const hard = { periodic: false, random: false, randomSmallAlphabet: false, hardForDoubling: true };
     expect(plan({ engine: "cpu", threads: many, n: 16 * MiB, traits: hard })).toBe("sais");
     expect(plan({ n: 16 * MiB, threads: many, gpu: "none", traits: hard })).toBe("sais");
     for (const threads of [2, many]) {

@@ -63,12 +63,13 @@ export const SMALL_ALPHABET = 4;
 /** The CPU runs range instead of SA-IS with at least this many threads ... */
 export const AUTO_RANGE_MIN_THREADS = 8;
 /**
- * ... or this many on random-looking texts of a small alphabet (TextTraits.randomSmallAlphabet):
- * on the 2-core machine range at 2 threads built 64 MiB of random DNA in 1.31 s, SA-IS in 8.80 s
- * (bench/results/history.md, section 2, fifth session). On other texts range at 2 threads ranged from 0.45x
- * (nci) to 2.3x (ecoli) of SA-IS's speed, so they stay on SA-IS there.
+ * ... or this many on random-looking texts (TextTraits.random): on the 2-core machine range at 2
+ * threads built 64 MiB of random DNA in 1.31 s, SA-IS in 8.80 s (bench/results/history.md, section
+ * 2, fifth session), and random text of 16-256 symbols 2.2-4.3x faster (RANDOM_REPEAT_SHARE). On
+ * the corpus's texts range at 2 threads ranged from 0.45x (nci) to 2.3x (ecoli) of SA-IS's speed;
+ * the test sends the two that range led (ecoli, x-ray) to range and the rest to SA-IS.
  */
-export const AUTO_RANGE_MIN_THREADS_SMALL_ALPHABET = 2;
+export const AUTO_RANGE_MIN_THREADS_RANDOM = 2;
 /** ... on inputs of at least this many bytes (below, SA-IS is done before a worker pool starts). */
 export const AUTO_RANGE_MIN_BYTES = 1 << 20;
 
@@ -102,23 +103,27 @@ export const PERIODIC_WINDOW = 1024;
 export const PERIODIC_MAX_PERIOD = 256;
 export const PERIODIC_SHARE = 0.5;
 /**
- * A text of a small alphabet goes to range on few threads only when it looks random (looksRandom).
- * 2-core machine, 2 threads, 32 MiB over ACGT in which each byte repeats the one before with
- * probability p, else is one of the other three (median of 3, range against SA-IS): order-1 over
- * order-0 entropy 1.00 (p = 0.25) 0.61 s against 1.83 s, 0.96 0.67 / 1.42, 0.90 0.80 / 1.42, 0.80
- * 1.02 / 1.41, 0.68 1.48 / 1.40, 0.52 1.40 / 1.06. 48 MiB of runs of 1-200 bytes over 3
- * symbols (`--gen runs`): 0.04; range handed it over after 2.7 s, SA-IS alone took 1.3 s.
+ * A text looks random (looksRandom) when at most RANDOM_REPEAT_SHARE of the sampled positions
+ * start a string of L bytes that another sampled position starts too, L = RANDOM_GRAM_BITS /
+ * (order-0 entropy in bits per byte), rounded up: in a random text such strings are one of 2^28,
+ * and 82 K samples share few. Runs, words, records and repeats of any period share many. range
+ * sorts random-looking texts by its first sort, and a few rounds at most. Sampled shares
+ * (L-byte strings) and the 2-core machine's seconds at 2 threads, range against SA-IS:
+ * - shares at most 0.07, so range: 32 MiB over 16 symbols 0.000 (range 0.67 s against 2.86 s),
+ *   over 26 0.000 (0.86 / 2.77), over 256 0.000 (0.90 / 1.99); random DNA 0.000; E. coli
+ *   0.001; chr22 with only ACGT kept 0.022 (0.48 / 0.89); silesia-x-ray 0.069 (range 1.9x
+ *   SA-IS's speed, BENCHMARKS.md section 2).
+ * - shares of 0.139 and more, so SA-IS: the chr22 subset (FASTA, 0.139; the two even), world192
+ *   0.54, kjv 0.44, dickens 0.29, ooffice 0.29, mr 0.35, osdb 0.58, reymont 0.69, xml 0.74, nci
+ *   0.75: SA-IS led on all of them but osdb (even).
+ * - ACGT where each byte repeats the one before with probability p (32 MiB, range / SA-IS):
+ *   p = 0.5: 0.002, 0.80 / 1.42 s; 0.6: 0.026, 1.02 / 1.41; 0.7: 0.160, 1.48 / 1.40. 48 MiB of runs
+ *   of 1-200 bytes over 3 symbols: range handed it over after 2.7 s, SA-IS alone took 1.3 s.
  */
-export const RANDOM_ENTROPY_SHARE = 0.75;
-/**
- * ... and repeats: at most this share of the sampled positions may start a string of REPEAT_GRAM
- * bytes that another sampled position starts too. Random texts of 2 or 4 symbols have none (a
- * 32-byte string over 2 symbols is one of 2^32), nor would a genome's few repeats in 64 windows;
- * Thue-Morse and a repeated block of 5000 random bytes repeat almost everywhere, and range at 2
- * threads took 3x SA-IS's time on them (4 MiB: 314 against 103 ms, 254 against 101).
- */
-export const RANDOM_REPEAT_SHARE = 1 / 16;
-export const REPEAT_GRAM = 32;
+export const RANDOM_REPEAT_SHARE = 0.1;
+export const RANDOM_GRAM_BITS = 28;
+/** Longest string the test compares (texts of under 0.44 bits per byte). */
+const MAX_GRAM = 64;
 
 /** The GPU a choice can count on: a hardware adapter, only the software one, or none. */
 export type GpuAvailability = "hardware" | "software" | "none";
@@ -127,8 +132,9 @@ export type GpuAvailability = "hardware" | "software" | "none";
 export interface TextTraits {
   /** At least PERIODIC_SHARE of the windows repeat with a period <= PERIODIC_MAX_PERIOD. */
   periodic: boolean;
-  /** The windows hold at most SMALL_ALPHABET distinct bytes, the text does not look periodic, and
-   * it looks random: no runs or repeats to speak of (looksRandom). */
+  /** The text does not look periodic, and looks random: few repeated strings (looksRandom). */
+  random: boolean;
+  /** ... and its windows hold at most SMALL_ALPHABET distinct bytes. */
   randomSmallAlphabet: boolean;
   /** Prefix doubling degenerates on it: it looks periodic, or its windows hold at most
    * SMALL_ALPHABET distinct bytes but do not look random (runs, repeats). */
@@ -183,7 +189,7 @@ export function cpuAlgorithm(n: number, threads: number, traits?: TextTraits): s
   const range = getSorter("range");
   const fits = range !== undefined && n <= range.maxLength;
   const enoughThreads =
-    threads >= AUTO_RANGE_MIN_THREADS || (threads >= AUTO_RANGE_MIN_THREADS_SMALL_ALPHABET && traits?.randomSmallAlphabet === true);
+    threads >= AUTO_RANGE_MIN_THREADS || (threads >= AUTO_RANGE_MIN_THREADS_RANDOM && traits?.random === true);
   return enoughThreads && n >= AUTO_RANGE_MIN_BYTES && fits && traits?.hardForDoubling !== true ? "range" : "sais";
 }
 
@@ -202,7 +208,8 @@ export function planEngine(req: EngineRequest): EnginePlan {
   }
   const cpu = cpuAlgorithm(n, threads, req.traits);
   const hard = req.traits?.hardForDoubling ? " (the text looks hard for doubling: periodic, runs or repeats)" : "";
-  const onCpu = `${cpu} for ${n} bytes on ${threads} thread${threads === 1 ? "" : "s"}${hard}`;
+  const random = cpu === "range" && threads < AUTO_RANGE_MIN_THREADS ? " (the text looks random)" : "";
+  const onCpu = `${cpu} for ${n} bytes on ${threads} thread${threads === 1 ? "" : "s"}${hard}${random}`;
   if (engine === "cpu") return { sorter: sorterOf(cpu), reason: `--engine cpu: ${onCpu}` };
   const large = overGpuLimit(req);
   if (engine === "gpu") return large ?? { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: "--engine gpu", periodicAlgo: GPU_PERIODIC_ALGO };
@@ -274,67 +281,49 @@ export function textTraits(windows: Uint8Array[]): TextTraits {
     }
   }
   const periodic = windows.length > 0 && periodicWindows >= PERIODIC_SHARE * PERIODIC_SAMPLES;
+  const random = windows.length > 0 && !periodic && looksRandom(windows);
   const small = windows.length > 0 && distinct <= SMALL_ALPHABET && !periodic;
-  const random = small && looksRandom(windows);
-  return { periodic, randomSmallAlphabet: random, hardForDoubling: periodic || (small && !random) };
+  return { periodic, random, randomSmallAlphabet: small && random, hardForDoubling: periodic || (small && !random) };
 }
 
 /**
- * Whether the windows look random to range: their order-1 (conditional) entropy is at least
- * RANDOM_ENTROPY_SHARE of their order-0 entropy, and at most RANDOM_REPEAT_SHARE of their
- * positions start a REPEAT_GRAM-byte string seen at another of their positions. Runs lower the
- * first, and repeats of any period (Thue-Morse, Fibonacci, a block repeated) raise the second; both
- * lengthen the prefixes that range must double through, its first sort covering log(n) / (order-0
- * entropy) characters. Windows that overlap (texts under PERIODIC_SAMPLES windows) repeat too.
+ * Whether the windows look random to range (RANDOM_REPEAT_SHARE): few of their positions start a
+ * string of L bytes seen at another of their positions, L from their order-0 entropy. Windows that
+ * overlap (texts under PERIODIC_SAMPLES windows) repeat themselves, and do not look random.
  */
 function looksRandom(windows: Uint8Array[]): boolean {
-  const pairs = new Float64Array(256 * 256);
-  const before = new Float64Array(256);
-  const after = new Float64Array(256);
+  const counts = new Float64Array(256);
   let total = 0;
   for (const window of windows) {
-    for (let i = 1; i < window.length; i++) {
-      pairs[(window[i - 1] << 8) | window[i]]++;
-      before[window[i - 1]]++;
-      after[window[i]]++;
-      total++;
-    }
+    for (const byte of window) counts[byte]++;
+    total += window.length;
   }
-  let order0 = 0;
-  let order1 = 0;
-  for (let a = 0; a < 256; a++) {
-    if (after[a] > 0) order0 -= (after[a] / total) * Math.log2(after[a] / total);
-    if (before[a] === 0) continue;
-    for (let b = 0; b < 256; b++) {
-      const count = pairs[(a << 8) | b];
-      if (count > 0) order1 -= (count / total) * Math.log2(count / before[a]);
-    }
-  }
-  if (!(order0 > 0 && order1 >= RANDOM_ENTROPY_SHARE * order0)) return false;
-  // Strings of REPEAT_GRAM bytes by two rolling hashes (64 bits together), counted where seen
-  // before: an open-addressing table at most half full.
-  let slots = 1;
-  for (const window of windows) slots += window.length;
-  const bits = Math.ceil(Math.log2(2 * slots));
+  let entropy = 0;
+  for (const count of counts) if (count > 0) entropy -= (count / total) * Math.log2(count / total);
+  if (!(entropy > 0)) return false;
+  const gram = Math.min(MAX_GRAM, Math.ceil(RANDOM_GRAM_BITS / entropy));
+  // Strings of `gram` bytes by two rolling hashes (64 bits together), counted where seen before:
+  // an open-addressing table at most half full.
+  const bits = Math.ceil(Math.log2(2 * (total + 1)));
   const mask = 2 ** bits - 1;
   const used = new Uint8Array(mask + 1);
   const keys1 = new Int32Array(mask + 1);
   const keys2 = new Int32Array(mask + 1);
   let positions = 0;
   let repeats = 0;
-  const power1 = powerOf(HASH_BASE_1, REPEAT_GRAM);
-  const power2 = powerOf(HASH_BASE_2, REPEAT_GRAM);
+  const power1 = powerOf(HASH_BASE_1, gram);
+  const power2 = powerOf(HASH_BASE_2, gram);
   for (const window of windows) {
     let hash1 = 0;
     let hash2 = 0;
     for (let i = 0; i < window.length; i++) {
       hash1 = (Math.imul(hash1, HASH_BASE_1) + window[i] + 1) | 0;
       hash2 = (Math.imul(hash2, HASH_BASE_2) + window[i] + 1) | 0;
-      if (i >= REPEAT_GRAM) {
-        hash1 = (hash1 - Math.imul(window[i - REPEAT_GRAM] + 1, power1)) | 0;
-        hash2 = (hash2 - Math.imul(window[i - REPEAT_GRAM] + 1, power2)) | 0;
+      if (i >= gram) {
+        hash1 = (hash1 - Math.imul(window[i - gram] + 1, power1)) | 0;
+        hash2 = (hash2 - Math.imul(window[i - gram] + 1, power2)) | 0;
       }
-      if (i < REPEAT_GRAM - 1) continue;
+      if (i < gram - 1) continue;
       positions++;
       let slot = Math.imul(hash1 ^ (hash2 >>> 15), 0x2c1b3c6d) >>> (32 - bits);
       while (used[slot] === 1 && (keys1[slot] !== hash1 || keys2[slot] !== hash2)) slot = (slot + 1) & mask;
@@ -347,7 +336,7 @@ function looksRandom(windows: Uint8Array[]): boolean {
       }
     }
   }
-  return repeats <= RANDOM_REPEAT_SHARE * positions;
+  return positions > 0 && repeats <= RANDOM_REPEAT_SHARE * positions;
 }
 
 const HASH_BASE_1 = 0x01000193;

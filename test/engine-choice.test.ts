@@ -27,7 +27,8 @@ import { acquireGpu, type GpuContext } from "../src/gpu/device.js";
 import { SufsortError } from "../src/errors.js";
 import { suffixArray } from "../src/index.js";
 import { packagePath } from "../src/paths.js";
-import { hardFamilies, naiveSuffixArray, randomText, rng } from "./support/inputs.js";
+import { hardFamilies, naiveSuffixArray, randomText, repeatedByte, rng } from "./support/inputs.js";
+import { generate } from "../src/bench/inputs.js";
 import { tempDirs } from "./support/temp.js";
 
 const MiB = 1 << 20;
@@ -220,8 +221,15 @@ describe("planEngine", () => {
     expect(traitsOf(markovDna(1 << 20, 0.6)).randomSmallAlphabet, "p = 0.6").toBe(true);
     expect(traitsOf(markovDna(1 << 20, 0.75)).randomSmallAlphabet, "p = 0.75").toBe(false);
     expect(traitsOf(new Uint8Array(1000))).toEqual({ periodic: false, random: false, randomSmallAlphabet: false, hardForDoubling: false }); // too short to sample
-    // windows that overlap (texts under 64 windows of 1280 bytes) repeat themselves
-    expect(traitsOf(randomText(1 << 16, SMALL_ALPHABET, 7)).randomSmallAlphabet).toBe(false);
+    // texts under AUTO_RANGE_MIN_BYTES are judged periodic or not, nothing more (SA-IS runs them)
+    expect(traitsOf(randomText(AUTO_RANGE_MIN_BYTES - 1, SMALL_ALPHABET, 7))).toEqual({ periodic: false, random: false, randomSmallAlphabet: false, hardForDoubling: false });
+    expect(traitsOf(repeatedByte(AUTO_RANGE_MIN_BYTES - 1)).hardForDoubling).toBe(true);
+    // DNA in runs of 1-40 neither looks random (SA-IS on 2 threads) nor is hard for doubling (range on many)
+    const dnaRuns = generate("dnaruns:1MiB").bytes;
+    expect(traitsOf(dnaRuns)).toEqual({ periodic: false, random: false, randomSmallAlphabet: false, hardForDoubling: false });
+    expect(cpuAlgorithm(1 << 20, 2, traitsOf(dnaRuns))).toBe("sais");
+    expect(cpuAlgorithm(1 << 20, AUTO_RANGE_MIN_THREADS, traitsOf(dnaRuns))).toBe("range");
+    expect(traitsOf(generate("runs:1MiB").bytes).hardForDoubling).toBe(true);
   });
 
   it("texts hard for doubling go to SA-IS on any number of threads, and to the GPU from their own threshold", () => {

@@ -124,6 +124,17 @@ export const RANDOM_REPEAT_SHARE = 0.1;
 export const RANDOM_GRAM_BITS = 28;
 /** Longest string the test compares (texts of under 0.44 bits per byte). */
 const MAX_GRAM = 64;
+/**
+ * A text is hard for doubling (TextTraits.hardForDoubling) when it looks periodic, or when at
+ * least this share of the sampled positions start a string of HARD_GRAM bytes (range's hand-over
+ * prefix) seen at another: then most suffixes share 64 bytes with another one, and range would
+ * hand the text over after its first rounds. Shares: one byte, periodic texts, Thue-Morse and
+ * Fibonacci words 1.00, long runs 0.99, 3 symbols in runs of 1-200 0.95, a repeated block of 5000
+ * bytes 0.94; then ACGT in runs of 1-40 0.31 (range led SA-IS on 16 threads, 0.47 against 0.64
+ * s), silesia-mr 0.22, xml 0.15, the other corpus files 0.07 or less, random DNA 0.
+ */
+const HARD_REPEAT_SHARE = 0.5;
+const HARD_GRAM = 64;
 
 /** The GPU a choice can count on: a hardware adapter, only the software one, or none. */
 export type GpuAvailability = "hardware" | "software" | "none";
@@ -136,8 +147,8 @@ export interface TextTraits {
   random: boolean;
   /** ... and its windows hold at most SMALL_ALPHABET distinct bytes. */
   randomSmallAlphabet: boolean;
-  /** Prefix doubling degenerates on it: it looks periodic, or its windows hold at most
-   * SMALL_ALPHABET distinct bytes but do not look random (runs, repeats). */
+  /** Prefix doubling degenerates on it: it looks periodic, or most of its sampled positions start
+   * a 64-byte string seen at another (HARD_REPEAT_SHARE). */
   hardForDoubling: boolean;
 }
 
@@ -266,8 +277,12 @@ export function sampleWindows(n: number, read: (offset: number, length: number) 
   return Array.from({ length: PERIODIC_SAMPLES }, (_, s) => read(Math.floor((s * span) / PERIODIC_SAMPLES), length));
 }
 
-/** The traits of a text from its sampled windows (sampleWindows). */
-export function textTraits(windows: Uint8Array[]): TextTraits {
+/**
+ * The traits of a text of n bytes from its sampled windows (sampleWindows). Below
+ * AUTO_RANGE_MIN_BYTES no choice asks whether the text looks random or hard for doubling beyond
+ * periodic (SA-IS runs either way), and the repeat tests (2-5 ms) are skipped.
+ */
+export function textTraits(windows: Uint8Array[], n = Infinity): TextTraits {
   let periodicWindows = 0;
   const seen = new Uint8Array(256);
   let distinct = 0;
@@ -281,9 +296,11 @@ export function textTraits(windows: Uint8Array[]): TextTraits {
     }
   }
   const periodic = windows.length > 0 && periodicWindows >= PERIODIC_SHARE * PERIODIC_SAMPLES;
-  const random = windows.length > 0 && !periodic && looksRandom(windows);
-  const small = windows.length > 0 && distinct <= SMALL_ALPHABET && !periodic;
-  return { periodic, random, randomSmallAlphabet: small && random, hardForDoubling: periodic || (small && !random) };
+  const judged = windows.length > 0 && n >= AUTO_RANGE_MIN_BYTES && !periodic;
+  const random = judged && looksRandom(windows);
+  const small = judged && distinct <= SMALL_ALPHABET;
+  const hard = periodic || (judged && !random && repeatShare(windows, HARD_GRAM) >= HARD_REPEAT_SHARE);
+  return { periodic, random, randomSmallAlphabet: small && random, hardForDoubling: hard };
 }
 
 /**
@@ -301,9 +318,17 @@ function looksRandom(windows: Uint8Array[]): boolean {
   let entropy = 0;
   for (const count of counts) if (count > 0) entropy -= (count / total) * Math.log2(count / total);
   if (!(entropy > 0)) return false;
-  const gram = Math.min(MAX_GRAM, Math.ceil(RANDOM_GRAM_BITS / entropy));
-  // Strings of `gram` bytes by two rolling hashes (64 bits together), counted where seen before:
-  // an open-addressing table at most half full.
+  return repeatShare(windows, Math.min(MAX_GRAM, Math.ceil(RANDOM_GRAM_BITS / entropy))) <= RANDOM_REPEAT_SHARE;
+}
+
+/**
+ * The share of the windows' positions that start a string of `gram` bytes seen at an earlier
+ * position of theirs (1 when no position starts one). Strings by two rolling hashes (64 bits
+ * together) in an open-addressing table at most half full.
+ */
+function repeatShare(windows: Uint8Array[], gram: number): number {
+  let total = 0;
+  for (const window of windows) total += window.length;
   const bits = Math.ceil(Math.log2(2 * (total + 1)));
   const mask = 2 ** bits - 1;
   const used = new Uint8Array(mask + 1);
@@ -336,7 +361,7 @@ function looksRandom(windows: Uint8Array[]): boolean {
       }
     }
   }
-  return positions > 0 && repeats <= RANDOM_REPEAT_SHARE * positions;
+  return positions > 0 ? repeats / positions : 1;
 }
 
 const HASH_BASE_1 = 0x01000193;
@@ -351,7 +376,7 @@ function powerOf(base: number, k: number): number {
 
 /** The traits of a text held in memory. */
 export function traitsOf(text: Uint8Array): TextTraits {
-  return textTraits(sampleWindows(text.length, (offset, length) => text.subarray(offset, offset + length)));
+  return textTraits(sampleWindows(text.length, (offset, length) => text.subarray(offset, offset + length)), text.length);
 }
 
 /** Whether window[0 .. PERIODIC_WINDOW) equals itself shifted by some p <= PERIODIC_MAX_PERIOD. */

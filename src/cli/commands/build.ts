@@ -76,7 +76,7 @@ Options:
         const window = new Uint8Array(length);
         file.read(window, offset);
         return window;
-      }));
+      }), size);
       const selection = await selectEngine({ engine, ...(algo !== undefined ? { algo } : {}), n: size, threads, gpu, traits });
       let plan = selection.plan;
       reason = plan.reason;

@@ -16,7 +16,7 @@
 //                              its limit
 //
 // The CPU algorithm: range (parallel doubling) with at least AUTO_RANGE_MIN_THREADS threads, or
-// with 2 or more on random-looking texts of a small alphabet (TextTraits), on inputs from
+// with 2 or more on random-looking texts (TextTraits.random), on inputs from
 // AUTO_RANGE_MIN_BYTES up to range's limit; SA-IS otherwise (linear, no input-size limit below 2^31),
 // and on texts where doubling degenerates (TextTraits.hardForDoubling: range would hand them over
 // to SA-IS after its first rounds), whatever the threads.

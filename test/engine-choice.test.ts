@@ -17,7 +17,6 @@ import {
   parseEngine,
   planEngine,
   routeByText,
-  SMALL_ALPHABET,
   traitsOf,
   wantsGpu,
   type EngineRequest,
@@ -130,9 +129,9 @@ describe("planEngine", () => {
   });
 
   it("on 2 to 7 threads range takes texts that look random, SA-IS the rest", () => {
-    const dna = { periodic: false, random: true, randomSmallAlphabet: true, hardForDoubling: false };
-    const text = { periodic: false, random: false, randomSmallAlphabet: false, hardForDoubling: false };
-    const randomBytes = { periodic: false, random: true, randomSmallAlphabet: false, hardForDoubling: false };
+    const dna = { periodic: false, random: true, hardForDoubling: false };
+    const text = { periodic: false, random: false, hardForDoubling: false };
+    const randomBytes = { periodic: false, random: true, hardForDoubling: false };
     expect(AUTO_RANGE_MIN_THREADS_RANDOM).toBe(2);
     expect(plan({ engine: "cpu", threads: 2, n: 16 * MiB, traits: randomBytes })).toBe("range");
     expect(plan({ engine: "cpu", threads: 2, n: 16 * MiB, traits: dna })).toBe("range");
@@ -181,10 +180,10 @@ describe("planEngine", () => {
     expect(plan({ n: AUTO_GPU_MIN_BYTES_OVER_RANGE, threads: many, gpu: "hardware" })).toBe("gpu-spd");
   });
 
-  it("over range, texts of a small alphabet that do not look periodic stay on the CPU up to range's limit", () => {
+  it("over range, texts that look random stay on the CPU up to range's limit", () => {
     const many = AUTO_RANGE_MIN_THREADS;
-    const dna = { periodic: false, random: true, randomSmallAlphabet: true, hardForDoubling: false };
-    const text = { periodic: false, random: false, randomSmallAlphabet: false, hardForDoubling: false };
+    const dna = { periodic: false, random: true, hardForDoubling: false };
+    const text = { periodic: false, random: false, hardForDoubling: false };
     expect(plan({ n: AUTO_GPU_MIN_BYTES_OVER_RANGE, threads: many, gpu: "hardware", traits: dna })).toBe("range");
     expect(plan({ n: rangeMaxLength, threads: many, gpu: "hardware", traits: dna })).toBe("range");
     expect(plan({ n: rangeMaxLength + 1, threads: many, gpu: "hardware", traits: dna })).toBe("gpu-spd");
@@ -193,20 +192,22 @@ describe("planEngine", () => {
     expect(plan({ n: AUTO_GPU_MIN_BYTES_OVER_SAIS, threads: 2, gpu: "hardware", traits: dna })).toBe("gpu-spd");
     expect(wantsGpu("auto", undefined, AUTO_GPU_MIN_BYTES_OVER_RANGE, many, dna)).toBe(false);
     expect(wantsGpu("auto", undefined, AUTO_GPU_MIN_BYTES_OVER_RANGE, many, text)).toBe(true);
+    // whatever the alphabet
+    const bytes = traitsOf(randomText(1 << 20, 256, 11));
+    expect(plan({ n: rangeMaxLength, threads: many, gpu: "hardware", traits: bytes })).toBe("range");
   });
 
-  it("text traits: random for texts of few repeated strings, a random small alphabet for those of at most SMALL_ALPHABET symbols", () => {
-    for (const sigma of [2, SMALL_ALPHABET]) expect(traitsOf(randomText(1 << 20, sigma, sigma)).randomSmallAlphabet, `sigma ${sigma}`).toBe(true);
-    for (const sigma of [SMALL_ALPHABET + 1, 26, 256]) {
-      expect(traitsOf(randomText(1 << 20, sigma, sigma)), `sigma ${sigma}`).toEqual({ periodic: false, random: true, randomSmallAlphabet: false, hardForDoubling: false });
+  it("text traits: random for texts of few repeated strings, hard for doubling where most 64-byte strings repeat", () => {
+    for (const sigma of [2, 4, 5, 26, 256]) {
+      expect(traitsOf(randomText(1 << 20, sigma, sigma)), `sigma ${sigma}`).toEqual({ periodic: false, random: true, hardForDoubling: false });
     }
     const families = new Map(hardFamilies(1 << 20, 3));
     for (const name of ["one repeated byte", "all NUL", "periodic (abc)^k"]) {
-      expect(traitsOf(families.get(name)!), name).toEqual({ periodic: true, random: false, randomSmallAlphabet: false, hardForDoubling: true });
+      expect(traitsOf(families.get(name)!), name).toEqual({ periodic: true, random: false, hardForDoubling: true });
     }
     // runs, Thue-Morse, Fibonacci and a repeated block repeat their strings
     for (const name of ["long runs", "Thue-Morse", "Fibonacci"]) {
-      expect(traitsOf(families.get(name)!), name).toEqual({ periodic: false, random: false, randomSmallAlphabet: false, hardForDoubling: true });
+      expect(traitsOf(families.get(name)!), name).toEqual({ periodic: false, random: false, hardForDoubling: true });
     }
     for (const name of ["long runs", "Thue-Morse", "Fibonacci", "long repeats"]) {
       expect(traitsOf(families.get(name)!).random, name).toBe(false);
@@ -214,19 +215,19 @@ describe("planEngine", () => {
     }
     // text of words and lines repeats its short strings: SA-IS on few threads, range on many
     const words = wordText(1 << 20);
-    expect(traitsOf(words)).toEqual({ periodic: false, random: false, randomSmallAlphabet: false, hardForDoubling: false });
+    expect(traitsOf(words)).toEqual({ periodic: false, random: false, hardForDoubling: false });
     expect(cpuAlgorithm(1 << 20, 2, traitsOf(words))).toBe("sais");
     expect(cpuAlgorithm(1 << 20, AUTO_RANGE_MIN_THREADS, traitsOf(words))).toBe("range");
     // ACGT where each byte repeats the one before with probability p: range's lead at 2 threads ends near p = 0.7
-    expect(traitsOf(markovDna(1 << 20, 0.6)).randomSmallAlphabet, "p = 0.6").toBe(true);
-    expect(traitsOf(markovDna(1 << 20, 0.75)).randomSmallAlphabet, "p = 0.75").toBe(false);
-    expect(traitsOf(new Uint8Array(1000))).toEqual({ periodic: false, random: false, randomSmallAlphabet: false, hardForDoubling: false }); // too short to sample
+    expect(traitsOf(markovDna(1 << 20, 0.6)).random, "p = 0.6").toBe(true);
+    expect(traitsOf(markovDna(1 << 20, 0.75)).random, "p = 0.75").toBe(false);
+    expect(traitsOf(new Uint8Array(1000))).toEqual({ periodic: false, random: false, hardForDoubling: false }); // too short to sample
     // texts under AUTO_RANGE_MIN_BYTES are judged periodic or not, nothing more (SA-IS runs them)
-    expect(traitsOf(randomText(AUTO_RANGE_MIN_BYTES - 1, SMALL_ALPHABET, 7))).toEqual({ periodic: false, random: false, randomSmallAlphabet: false, hardForDoubling: false });
+    expect(traitsOf(randomText(AUTO_RANGE_MIN_BYTES - 1, 4, 7))).toEqual({ periodic: false, random: false, hardForDoubling: false });
     expect(traitsOf(repeatedByte(AUTO_RANGE_MIN_BYTES - 1)).hardForDoubling).toBe(true);
     // DNA in runs of 1-40 neither looks random (SA-IS on 2 threads) nor is hard for doubling (range on many)
     const dnaRuns = generate("dnaruns:1MiB").bytes;
-    expect(traitsOf(dnaRuns)).toEqual({ periodic: false, random: false, randomSmallAlphabet: false, hardForDoubling: false });
+    expect(traitsOf(dnaRuns)).toEqual({ periodic: false, random: false, hardForDoubling: false });
     expect(cpuAlgorithm(1 << 20, 2, traitsOf(dnaRuns))).toBe("sais");
     expect(cpuAlgorithm(1 << 20, AUTO_RANGE_MIN_THREADS, traitsOf(dnaRuns))).toBe("range");
     expect(traitsOf(generate("runs:1MiB").bytes).hardForDoubling).toBe(true);
@@ -234,7 +235,7 @@ describe("planEngine", () => {
 
   it("texts hard for doubling go to SA-IS on any number of threads, and to the GPU from their own threshold", () => {
     const many = AUTO_RANGE_MIN_THREADS;
-    const hard = { periodic: false, random: false, randomSmallAlphabet: false, hardForDoubling: true };
+    const hard = { periodic: false, random: false, hardForDoubling: true };
     expect(plan({ engine: "cpu", threads: many, n: 16 * MiB, traits: hard })).toBe("sais");
     expect(plan({ n: 16 * MiB, threads: many, gpu: "none", traits: hard })).toBe("sais");
     for (const threads of [2, many]) {

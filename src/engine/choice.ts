@@ -12,8 +12,7 @@
 //   --engine auto (default)    the CPU below the GPU threshold or without a hardware adapter
 //                              (the software adapter is never chosen); above it, as --engine gpu.
 //                              Over range the threshold depends on the text (textTraits): random-
-//                              like texts of at most SMALL_ALPHABET symbols stay on range up to
-//                              its limit
+//                              looking texts stay on range up to its limit
 //
 // The CPU algorithm: range (parallel doubling) with at least AUTO_RANGE_MIN_THREADS threads, or
 // with 2 or more on random-looking texts (TextTraits.random), on inputs from
@@ -52,14 +51,15 @@ export const AUTO_GPU_MIN_BYTES_OVER_RANGE = 64 << 20;
  * 16 MiB of one byte: SA-IS 0.32, gpu-skew 0.80-0.90 (BENCHMARKS.md, section 2).
  */
 export const AUTO_GPU_MIN_BYTES_HARD_FOR_DOUBLING = 64 << 20;
-/**
- * ... except on texts of at most this many symbols that do not look periodic (random-like DNA),
- * which range sorts fast enough to beat the GPU's one-shot time up to range's limit: H200 host,
- * 16 threads, one-shot (first build, plus device setup and an empty pool for the GPU): DNA 64 MiB
- * range 0.23 s against gpu-spd 0.65 s, 128 MiB 0.48 against 1.00; nci (33.5 MB of text) 0.72
- * against 0.59 (bench/results/history.md, section 4, third session).
+/*
+ * ... except on texts that look random (TextTraits.random), which range sorts fast enough to beat
+ * the GPU's one-shot time up to range's limit. H200 host, 16 threads, one-shot (first build, plus
+ * device setup and an empty pool for the GPU): DNA 64 MiB range 0.23 s against gpu-spd 0.65 s,
+ * 128 MiB 0.48 against 1.00; nci (33.5 MB of text) 0.72 against 0.59 (bench/results/history.md,
+ * section 4, third session). H100 host, a fresh device (setup 1.1 s): random bytes 64 MiB 0.43
+ * against 1.30, 128 MiB 0.71 against 1.56, 160 MB 1.09 against 1.64; 26 symbols 128 MiB 1.00
+ * against 1.41 (BENCHMARKS.md, section 2).
  */
-export const SMALL_ALPHABET = 4;
 /** The CPU runs range instead of SA-IS with at least this many threads ... */
 export const AUTO_RANGE_MIN_THREADS = 8;
 /**
@@ -145,8 +145,6 @@ export interface TextTraits {
   periodic: boolean;
   /** The text does not look periodic, and looks random: few repeated strings (looksRandom). */
   random: boolean;
-  /** ... and its windows hold at most SMALL_ALPHABET distinct bytes. */
-  randomSmallAlphabet: boolean;
   /** Prefix doubling degenerates on it: it looks periodic, or most of its sampled positions start
    * a 64-byte string seen at another (HARD_REPEAT_SHARE). */
   hardForDoubling: boolean;
@@ -191,7 +189,7 @@ export function gpuThreshold(n: number, threads: number, traits?: TextTraits): n
   if (traits?.hardForDoubling) return AUTO_GPU_MIN_BYTES_HARD_FOR_DOUBLING;
   // range on few threads (~50 MB/s on DNA at 2) loses to the GPU's one-shot time from ~15 MB.
   if (cpuAlgorithm(n, threads, traits) !== "range" || threads < AUTO_RANGE_MIN_THREADS) return AUTO_GPU_MIN_BYTES_OVER_SAIS;
-  if (traits?.randomSmallAlphabet) return getSorter("range")!.maxLength + 1;
+  if (traits?.random) return getSorter("range")!.maxLength + 1;
   return AUTO_GPU_MIN_BYTES_OVER_RANGE;
 }
 
@@ -227,7 +225,7 @@ export function planEngine(req: EngineRequest): EnginePlan {
   if (engine === "hybrid") return { sorter: sorterOf(HYBRID_DEFAULT_ALGO), reason: "--engine hybrid" };
   const threshold = gpuThreshold(n, threads, req.traits);
   if (n < threshold) {
-    const kind = req.traits?.randomSmallAlphabet && cpu === "range" && threads >= AUTO_RANGE_MIN_THREADS ? ` for a random-looking text of at most ${SMALL_ALPHABET} symbols` : "";
+    const kind = req.traits?.random && cpu === "range" && threads >= AUTO_RANGE_MIN_THREADS ? " for a random-looking text" : "";
     return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, below the GPU threshold of ${threshold} bytes${kind}` };
   }
   if (req.gpu !== "hardware") return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, no hardware GPU` };
@@ -284,23 +282,12 @@ export function sampleWindows(n: number, read: (offset: number, length: number) 
  */
 export function textTraits(windows: Uint8Array[], n = Infinity): TextTraits {
   let periodicWindows = 0;
-  const seen = new Uint8Array(256);
-  let distinct = 0;
-  for (const window of windows) {
-    if (hasShortPeriod(window)) periodicWindows++;
-    for (const byte of window) {
-      if (seen[byte] === 0) {
-        seen[byte] = 1;
-        distinct++;
-      }
-    }
-  }
+  for (const window of windows) if (hasShortPeriod(window)) periodicWindows++;
   const periodic = windows.length > 0 && periodicWindows >= PERIODIC_SHARE * PERIODIC_SAMPLES;
   const judged = windows.length > 0 && n >= AUTO_RANGE_MIN_BYTES && !periodic;
   const random = judged && looksRandom(windows);
-  const small = judged && distinct <= SMALL_ALPHABET;
   const hard = periodic || (judged && !random && repeatShare(windows, HARD_GRAM) >= HARD_REPEAT_SHARE);
-  return { periodic, random, randomSmallAlphabet: small && random, hardForDoubling: hard };
+  return { periodic, random, hardForDoubling: hard };
 }
 
 /**

@@ -25,10 +25,11 @@ then -o is required.
 Options:
   -o, --out OUT      output file (default: IN.sa for a regular file; - is the standard output)
   --engine E         auto (default), cpu, gpu or hybrid. auto: SA-IS (range from 1 MiB on 8+
-                     threads, or on 2+ for texts of at most 4 symbols that do not look periodic)
-                     below its GPU threshold (8 MiB over SA-IS or range on fewer than 8 threads,
-                     64 MiB over range; on 8+ threads those texts of 4 symbols stay on range up
-                     to its limit) or without a hardware GPU, else as gpu; gpu: gpu-spd, or gpu-skew for texts
+                     threads, or on 2+ for texts that look random; SA-IS on any threads for texts
+                     hard for doubling: periodic, or most 64-byte strings repeated) below its GPU
+                     threshold (8 MiB over SA-IS or range on fewer than 8 threads, 64 MiB over
+                     range or on texts hard for doubling; on 8+ threads random-looking texts stay
+                     on range up to its limit) or without a hardware GPU, else as gpu; gpu: gpu-spd, or gpu-skew for texts
                      that look periodic (gpu-dc7 over gpu-skew's limit), gpu-dc7 over gpu-spd's; hybrid: gpu-ls with each round's small groups sorted
                      by the CPU workers while the GPU sorts the rest (prints the overlap)
   --algo NAME        algorithm ('sufsort algorithms' lists them); with --engine, they must agree

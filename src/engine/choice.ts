@@ -280,7 +280,7 @@ export function sampleWindows(n: number, read: (offset: number, length: number) 
  * AUTO_RANGE_MIN_BYTES no choice asks whether the text looks random or hard for doubling beyond
  * periodic (SA-IS runs either way), and the repeat tests (2-5 ms) are skipped.
  */
-export function textTraits(windows: Uint8Array[], n = Infinity): TextTraits {
+export function textTraits(windows: Uint8Array[], n: number): TextTraits {
   let periodicWindows = 0;
   for (const window of windows) if (hasShortPeriod(window)) periodicWindows++;
   const periodic = windows.length > 0 && periodicWindows >= PERIODIC_SHARE * PERIODIC_SAMPLES;

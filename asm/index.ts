@@ -17,3 +17,4 @@ export { phiFromSA, plcpFromPhi, lcpFromPlcp } from "./lcp";
 export { fmFillBlocks, fmRangeCounts, fmCheck, fmCount, fmLocate } from "./fmindex";
 export { unpackHelper, unpackMailboxBytes, unpackBits } from "./unpack";
 export { packText } from "./text";
+export { repeatGram, repeatGear, repeatAnchors, repeatShared } from "./repeats";

@@ -7,7 +7,8 @@ import type { Kernels } from "../cpu/wasm.js";
 import { createExecutor, defaultThreads, type Executor } from "../cpu/executor.js";
 import { failure, SufsortError, usageError, limitError } from "../errors.js";
 import { getSorter, listSorters, type DeviceSuffixArrayConsumer, type EngineKind, type Overlap, type SuffixSorter } from "./registry.js";
-import { planEngine, routeByText, traitsOf, wantsGpu, type EngineChoice, type EnginePlan, type TextTraits } from "./choice.js";
+import { planEngine, routeByRepeats, routeByText, traitsOf, wantsGpu, type EngineChoice, type EnginePlan, type TextTraits } from "./choice.js";
+import { longRepeatShare } from "./repeats.js";
 import { verifyInHeap, type Verdict } from "./verify.js";
 import { verifyLarge } from "./verify-large.js";
 import { suffixArrayLarge } from "../cpu/algorithms/sais-large.js";
@@ -247,12 +248,29 @@ async function requireDevice(mode: GpuMode, who: string): Promise<GpuContext | n
  */
 export function routePlaced(placed: PlacedText, plan: EnginePlan, traits: TextTraits): EnginePlan {
   const routed = routeByText(plan, traits);
-  if (routed.sorter !== placed.sorter) {
-    if (heapBytesFor(placed.n, routed.sorter) > heapBytesFor(placed.n, placed.sorter)) {
-      throw failure(`internal error: ${routed.sorter.name} needs more heap than ${placed.sorter.name}`);
-    }
-    placed.sorter = routed.sorter;
+  switchSorter(placed, routed.sorter);
+  return routed;
+}
+
+/** Gives a placed text another sorter, which must fit the heap placed for the first. */
+function switchSorter(placed: PlacedText, sorter: SuffixSorter): void {
+  if (sorter === placed.sorter) return;
+  if (heapBytesFor(placed.n, sorter) > heapBytesFor(placed.n, placed.sorter)) {
+    throw failure(`internal error: ${sorter.name} needs more heap than ${placed.sorter.name}`);
   }
+  placed.sorter = sorter;
+}
+
+/**
+ * Lets a plan with a repeatAlgo follow the placed text's long-repeat share (range -> SA-IS on texts
+ * with copies far apart, choice.ts LONG_REPEAT_SHARE): the scan runs on the placed text's workers.
+ */
+export async function routePlacedByRepeats(placed: PlacedText, plan: EnginePlan): Promise<EnginePlan> {
+  if (plan.repeatAlgo === undefined) return plan;
+  const t0 = performance.now();
+  const found = await longRepeatShare(placed.executor, placed.textPtr, placed.n);
+  const routed = routeByRepeats(plan, { ...found, ms: performance.now() - t0 });
+  switchSorter(placed, routed.sorter);
   return routed;
 }
 
@@ -263,11 +281,12 @@ export async function buildSuffixArray(text: Uint8Array, options: BuildOptions =
   const traits = traitsOf(text); // auto's threshold and the routing of --engine gpu both use them
   const selection = await selectEngine({ ...options, n: text.length, threads, traits });
   try {
-    const plan = routeByText(selection.plan, traits);
+    let plan = routeByText(selection.plan, traits);
     const withDevice = { ...options, ...(selection.gpu ? { gpuContext: selection.gpu } : {}) };
     if (usesLargePath(text.length, plan.sorter)) return { ...(await buildLarge(text, withDevice, plan.sorter)), reason: plan.reason };
     const placed = placeBytes(text, plan.sorter, threads);
     try {
+      plan = await routePlacedByRepeats(placed, plan);
       return { ...(await buildPlaced(placed, withDevice)), reason: plan.reason };
     } finally {
       await closePlaced(placed);

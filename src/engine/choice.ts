@@ -18,7 +18,9 @@
 // with 2 or more on random-looking texts (TextTraits.random), on inputs from
 // AUTO_RANGE_MIN_BYTES up to range's limit; SA-IS otherwise (linear, no input-size limit below 2^31),
 // and on texts where doubling degenerates (TextTraits.hardForDoubling: range would hand them over
-// to SA-IS after its first rounds), whatever the threads.
+// to SA-IS after its first rounds), whatever the threads. Range on fewer than
+// AUTO_RANGE_MIN_THREADS threads is still subject to the placed text's long-repeat scan
+// (EnginePlan.repeatAlgo, LONG_REPEAT_SHARE).
 //
 // The thresholds come from figures measured on the H200 host (16 cores): SA-IS 10-14 MB/s, range
 // on 16 threads 50-150 MB/s on text and ~420 MB/s on random DNA, gpu-spd 400-810 MB/s, and
@@ -135,6 +137,21 @@ const MAX_GRAM = 64;
  */
 const HARD_REPEAT_SHARE = 0.5;
 const HARD_GRAM = 64;
+/**
+ * Repeats far apart escape the sampled windows: a collection of similar genomes, a file stored
+ * twice. So before range runs a random-looking text on fewer than AUTO_RANGE_MIN_THREADS threads,
+ * the whole placed text is scanned (src/engine/repeats.ts: the share of content-sampled positions
+ * whose 32-byte string occurs elsewhere), and from this share on SA-IS runs instead
+ * (EnginePlan.repeatAlgo). 2-core machine, 2 threads, median of 3, range against SA-IS:
+ * random DNA with copies of earlier stretches at the end of every MiB, 32 MiB: share 0.17-0.19
+ * (copies of 100 KB) 1.83 against 2.42 s; 0.24 (150 KB) 2.54 against 3.24; 0.42 (250 KB) 3.84
+ * against 2.28; 0.59 (400 KB) 4.21 against 2.87. 9 copies of a 3.7 MB genome with 0.5% of
+ * its bytes changed in each: 0.90, 3.35 against 1.90. 5 copies of 3.1 MB of random bytes: 1.00,
+ * range handed it over after 2.04 s, SA-IS 0.95. Random texts, E. coli and x-ray: 0.00-0.01.
+ */
+export const LONG_REPEAT_SHARE = 0.3;
+/** Fewest anchors the share is trusted on (a text of at least AUTO_RANGE_MIN_BYTES has ~8192). */
+export const LONG_REPEAT_MIN_ANCHORS = 256;
 
 /** The GPU a choice can count on: a hardware adapter, only the software one, or none. */
 export type GpuAvailability = "hardware" | "software" | "none";
@@ -174,6 +191,9 @@ export interface EnginePlan {
   reason: string;
   /** Where routeByText sends the build once the text is seen to be periodic; absent: nowhere else. */
   periodicAlgo?: string;
+  /** Where routeByRepeats sends the build when the placed text's long-repeat share reaches
+   * LONG_REPEAT_SHARE; absent: the share is not asked. */
+  repeatAlgo?: string;
 }
 
 /** Whether a choice needs to know what GPU there is (auto asks only when the GPU could pay). */
@@ -219,20 +239,22 @@ export function planEngine(req: EngineRequest): EnginePlan {
   const hard = req.traits?.hardForDoubling ? " (the text looks hard for doubling: periodic, runs or repeats)" : "";
   const random = cpu === "range" && threads < AUTO_RANGE_MIN_THREADS ? " (the text looks random)" : "";
   const onCpu = `${cpu} for ${n} bytes on ${threads} thread${threads === 1 ? "" : "s"}${hard}${random}`;
-  if (engine === "cpu") return { sorter: sorterOf(cpu), reason: `--engine cpu: ${onCpu}` };
+  // range on few threads only because the windows looked random: repeats far apart may undo that
+  const repeats = cpu === "range" && threads < AUTO_RANGE_MIN_THREADS ? { repeatAlgo: "sais" } : {};
+  if (engine === "cpu") return { sorter: sorterOf(cpu), reason: `--engine cpu: ${onCpu}`, ...repeats };
   const large = overGpuLimit(req);
   if (engine === "gpu") return large ?? { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: "--engine gpu", periodicAlgo: GPU_PERIODIC_ALGO };
   if (engine === "hybrid") return { sorter: sorterOf(HYBRID_DEFAULT_ALGO), reason: "--engine hybrid" };
   const threshold = gpuThreshold(n, threads, req.traits);
   if (n < threshold) {
     const kind = req.traits?.random && cpu === "range" && threads >= AUTO_RANGE_MIN_THREADS ? " for a random-looking text" : "";
-    return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, below the GPU threshold of ${threshold} bytes${kind}` };
+    return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, below the GPU threshold of ${threshold} bytes${kind}`, ...repeats };
   }
-  if (req.gpu !== "hardware") return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, no hardware GPU` };
+  if (req.gpu !== "hardware") return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, no hardware GPU`, ...repeats };
   if (large) return { ...large, reason: `--engine auto: the GPU from ${threshold} bytes; ${large.reason}` };
   if (req.gpuMaxLength !== undefined && n > req.gpuMaxLength) {
     const most = Math.max(req.gpuMaxLength, req.gpuDefaultMaxLength ?? 0, req.gpuLargeMaxLength ?? 0);
-    return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, over the GPU's limit of ${most} bytes` };
+    return { sorter: sorterOf(cpu), reason: `--engine auto: ${onCpu}, over the GPU's limit of ${most} bytes`, ...repeats };
   }
   return { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: `--engine auto: the GPU from ${threshold} bytes (n = ${n})`, periodicAlgo: GPU_PERIODIC_ALGO };
 }
@@ -261,6 +283,23 @@ function overGpuLimit(req: EngineRequest): EnginePlan | undefined {
 export function routeByText(plan: EnginePlan, traits: TextTraits): EnginePlan {
   if (plan.periodicAlgo === undefined || !traits.periodic) return plan;
   return { sorter: sorterOf(plan.periodicAlgo), reason: `${plan.reason}; the text looks periodic` };
+}
+
+/** What the long-repeat scan found (src/engine/repeats.ts). */
+export interface LongRepeats {
+  /** Share (0..1) of the anchors whose 32-byte string another anchor starts too. */
+  share: number;
+  anchors: number;
+  ms: number;
+}
+
+/** A plan with a repeatAlgo switches to it when the scan found enough long repeats. */
+export function routeByRepeats(plan: EnginePlan, repeats: LongRepeats): EnginePlan {
+  const { repeatAlgo, ...rest } = plan;
+  if (repeatAlgo === undefined) return plan;
+  const found = `${repeats.share.toFixed(2)} of ${repeats.anchors} sampled positions start a 32-byte string found elsewhere (scanned in ${repeats.ms.toFixed(0)} ms)`;
+  if (repeats.anchors < LONG_REPEAT_MIN_ANCHORS || repeats.share < LONG_REPEAT_SHARE) return { ...rest, reason: `${plan.reason}; ${found}` };
+  return { ...rest, sorter: sorterOf(repeatAlgo), reason: `${plan.reason}, but ${found}: ${repeatAlgo}` };
 }
 
 /**

@@ -4,11 +4,11 @@ import { availableParallelism } from "node:os";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
 import {
-  buildPlaced, closePlaced, fitsHeap, placeBytes, resolveSorter, selectEngine, type BuildOptions, type BuildResult,
+  buildPlaced, closePlaced, fitsHeap, placeBytes, resolveSorter, routePlacedByRepeats, selectEngine, type BuildOptions, type BuildResult,
   type PlacedText,
 } from "../../engine/build.js";
 import type { Overlap, SuffixSorter } from "../../engine/registry.js";
-import { ENGINE_CHOICES, parseEngine, routeByText, traitsOf, type EngineChoice } from "../../engine/choice.js";
+import { ENGINE_CHOICES, parseEngine, routeByText, traitsOf, type EngineChoice, type EnginePlan } from "../../engine/choice.js";
 import { overlapLine } from "./build.js";
 import { generate, loadInput, parseGenerated, type BenchInput } from "../../bench/inputs.js";
 import { checkInput } from "../files.js";
@@ -72,7 +72,8 @@ With --engines, each engine choice (auto, cpu, gpu, hybrid) gets a row per input
 algorithm the engine policy picks for it (and why: --json "reason"), its first run ("first s"),
 and "one-shot s": what one \`sufsort build\` would spend constructing, i.e. the first run plus,
 for GPU algorithms, the device's setup (acquiring it and compiling the algorithm's pipelines,
-timed once). auto's GPU thresholds are where the gpu row's one-shot beats the cpu row's.
+timed once), and for range on fewer than 8 threads the scan for long repeats that may send the
+text to SA-IS instead. auto's GPU thresholds are where the gpu row's one-shot beats the cpu row's.
 Hybrid rows also print the overlap of the median run: GPU and CPU busy time and the wall time
 of the part where both sorted (gpu + cpu > wall means they overlapped). The split's settings
 can be changed for a run: SUFSORT_GPU_TUNE=hybrid.small=64,hybrid.cpuPercent=25,hybrid.minActive=65536
@@ -201,19 +202,30 @@ async function benchAll(
         peerMb = n / 1e6 / t;
         emit({ input: input.name, n, algo: "divsufsort", engine: "C", threads: 1, seconds: t, mbPerSec: peerMb }, json, true, speedup);
       }
-      const jobs: Array<{ sorter: SuffixSorter; engine?: EngineChoice; reason?: string }> = algos.map((sorter) => ({ sorter }));
+      const jobs: Array<{ sorter: SuffixSorter; engine?: EngineChoice; reason?: string; plan?: EnginePlan }> = algos.map((sorter) => ({ sorter }));
       const traits = traitsOf(input.bytes);
       for (const engine of engines) {
         const selection = await selectEngine({ engine, n, threads, traits, ...(gpu ? { gpuContext: gpu } : {}) });
         const plan = routeByText(selection.plan, traits);
-        jobs.push({ sorter: plan.sorter, engine, reason: plan.reason });
+        jobs.push({ sorter: plan.sorter, engine, reason: plan.reason, plan });
       }
-      for (const { sorter, engine, reason } of jobs) {
+      for (const job of jobs) {
+        let { sorter, reason } = job;
+        const { engine, plan } = job;
         if (n > sorter.maxLength || !fitsHeap(n, sorter)) {
           skipRow(input.name, n, sorter.name, `${n} bytes are over its limit (max ${sorter.maxLength}, 4 GiB heap)`, json);
           continue;
         }
         const timed = placeForRuns(input.bytes, sorter, threads);
+        // an engine row's long-repeat scan (range -> SA-IS), counted in its one-shot seconds
+        let scanSeconds = 0;
+        if (plan?.repeatAlgo !== undefined) {
+          const t0 = performance.now();
+          const routed = await routePlacedByRepeats(timed.placed, plan);
+          scanSeconds = (performance.now() - t0) / 1000;
+          sorter = routed.sorter;
+          reason = routed.reason;
+        }
         const runsDone: Array<{ seconds: number; overlap?: Overlap; ran: string; handOver?: string }> = [];
         const pairedPeer: number[] = [];
         const pairs = paired && sorter.engine === "cpu";
@@ -265,7 +277,7 @@ async function benchAll(
         if (engine !== undefined) {
           row.engineChoice = engine;
           row.reason = reason!;
-          row.oneShotSeconds = firstSeconds! + (sorter.engine === "cpu" ? 0 : (setupSeconds.get(sorter.name) ?? 0));
+          row.oneShotSeconds = firstSeconds! + scanSeconds + (sorter.engine === "cpu" ? 0 : (setupSeconds.get(sorter.name) ?? 0));
         }
         if (middle.overlap) row.overlap = middle.overlap;
         if (singleRuns.length > 0) {

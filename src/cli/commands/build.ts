@@ -2,7 +2,7 @@
 import { availableParallelism } from "node:os";
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
-import { buildLarge, buildPlaced, checkLength, closePlaced, MAX_INPUT_BYTES, placeText, routePlaced, selectEngine, usesLargePath, type BuildOptions, type BuildResult } from "../../engine/build.js";
+import { buildLarge, buildPlaced, checkLength, closePlaced, MAX_INPUT_BYTES, placeText, routePlaced, routePlacedByRepeats, selectEngine, usesLargePath, type BuildOptions, type BuildResult } from "../../engine/build.js";
 import { parseEngine, sampleWindows, textTraits } from "../../engine/choice.js";
 import type { Overlap } from "../../engine/registry.js";
 import { openInput, checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
@@ -25,7 +25,8 @@ then -o is required.
 Options:
   -o, --out OUT      output file (default: IN.sa for a regular file; - is the standard output)
   --engine E         auto (default), cpu, gpu or hybrid. auto: SA-IS (range from 1 MiB on 8+
-                     threads, or on 2+ for texts that look random; SA-IS on any threads for texts
+                     threads, or on 2+ for texts that look random and, scanned whole, have few
+                     repeats far apart (under 30% of sampled 32-byte strings found again); SA-IS on any threads for texts
                      hard for doubling: periodic, or most 64-byte strings repeated) below its GPU
                      threshold (8 MiB over SA-IS or range on fewer than 8 threads, 64 MiB over
                      range or on texts hard for doubling; on 8+ threads random-looking texts stay
@@ -95,7 +96,7 @@ Options:
         const placed = placeText(size, sorter, threads);
         close = () => closePlaced(placed).finally(() => selection.release());
         file.read(placed.heap.u8(placed.textPtr, size));
-        plan = routePlaced(placed, plan, traits);
+        plan = await routePlacedByRepeats(placed, routePlaced(placed, plan, traits));
         reason = plan.reason;
         load = () => buildPlaced(placed, options);
       }

@@ -5,9 +5,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { SharedHeap } from "../src/cpu/memory.js";
 import { createExecutor, type Executor } from "../src/cpu/executor.js";
 import { ANCHORS_AIMED, longRepeatShare } from "../src/engine/repeats.js";
-import { buildSuffixArray } from "../src/engine/build.js";
+import { buildSuffixArray, closePlaced, placeBytes, resolveSorter, routePlacedByRepeats } from "../src/engine/build.js";
 import {
-  AUTO_RANGE_MIN_BYTES, AUTO_RANGE_MIN_THREADS, LONG_REPEAT_MIN_ANCHORS, LONG_REPEAT_SHARE, planEngine, routeByRepeats, traitsOf,
+  AUTO_GPU_MIN_BYTES_OVER_RANGE, AUTO_RANGE_MIN_BYTES, AUTO_RANGE_MIN_THREADS, LONG_REPEAT_MIN_ANCHORS, LONG_REPEAT_SHARE, planEngine, routeByRepeats, traitsOf,
 } from "../src/engine/choice.js";
 import { fibonacci, periodic, randomText, repeatedByte, rng } from "./support/inputs.js";
 
@@ -145,6 +145,35 @@ describe("auto and the long-repeat scan", () => {
     expect(planEngine({ engine: "auto", n, threads: 2, gpu: "none", traits: text }).repeatAlgo).toBeUndefined();
     expect(planEngine({ engine: "auto", n, threads: 2, gpu: "none", algo: "range" }).repeatAlgo).toBeUndefined();
     expect(planEngine({ engine: "auto", n: AUTO_RANGE_MIN_BYTES - 1, threads: 2, gpu: "none", traits: random }).repeatAlgo).toBeUndefined();
+  });
+
+  it("on many threads, a random-looking text kept off the GPU by its looks goes there on long repeats", () => {
+    const many = AUTO_RANGE_MIN_THREADS;
+    const over = planEngine({ engine: "auto", n: AUTO_GPU_MIN_BYTES_OVER_RANGE, threads: many, gpu: "none", traits: random });
+    expect(over.sorter.name).toBe("range");
+    expect(over.repeatAlgo).toBe("gpu-spd");
+    expect(planEngine({ engine: "auto", n: AUTO_GPU_MIN_BYTES_OVER_RANGE - 1, threads: many, gpu: "none", traits: random }).repeatAlgo).toBeUndefined();
+    expect(planEngine({ engine: "cpu", n: AUTO_GPU_MIN_BYTES_OVER_RANGE, threads: many, gpu: "none", traits: random }).repeatAlgo).toBeUndefined();
+    expect(planEngine({ engine: "auto", n: AUTO_GPU_MIN_BYTES_OVER_RANGE, threads: many, gpu: "hardware", traits: text }).repeatAlgo).toBeUndefined();
+  });
+
+  it("a GPU repeatAlgo without a hardware GPU keeps the plan, saying so", async () => {
+    const t = new Uint8Array(2 << 20);
+    const block = randomText(1 << 20, 256, 31);
+    t.set(block);
+    t.set(block, 1 << 20);
+    const placed = placeBytes(t, resolveSorter("range"), 2);
+    try {
+      const plan = { sorter: resolveSorter("range"), reason: "test", repeatAlgo: "gpu-spd" };
+      const routing = await routePlacedByRepeats(placed, plan, random, { gpu: "software" });
+      routing.release();
+      expect(routing.plan.sorter.name).toBe("range");
+      expect(routing.plan.repeatAlgo).toBeUndefined();
+      expect(routing.plan.reason).toMatch(/^test, but 1\.00 of \d+ sampled positions .*; no hardware GPU$/);
+      expect(placed.sorter.name).toBe("range");
+    } finally {
+      await closePlaced(placed);
+    }
   });
 
   it("switches to SA-IS from LONG_REPEAT_SHARE on at least LONG_REPEAT_MIN_ANCHORS anchors", () => {

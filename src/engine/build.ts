@@ -7,7 +7,7 @@ import type { Kernels } from "../cpu/wasm.js";
 import { createExecutor, defaultThreads, type Executor } from "../cpu/executor.js";
 import { failure, SufsortError, usageError, limitError } from "../errors.js";
 import { getSorter, listSorters, type DeviceSuffixArrayConsumer, type EngineKind, type Overlap, type SuffixSorter } from "./registry.js";
-import { planEngine, routeByRepeats, routeByText, traitsOf, wantsGpu, type EngineChoice, type EnginePlan, type TextTraits } from "./choice.js";
+import { describeRepeats, hasLongRepeats, planEngine, routeByRepeats, routeByText, traitsOf, wantsGpu, type EngineChoice, type EnginePlan, type TextTraits } from "./choice.js";
 import { longRepeatShare } from "./repeats.js";
 import { verifyInHeap, type Verdict } from "./verify.js";
 import { verifyLarge } from "./verify-large.js";
@@ -261,17 +261,45 @@ function switchSorter(placed: PlacedText, sorter: SuffixSorter): void {
   placed.sorter = sorter;
 }
 
+/** A plan after the long-repeat scan, with the device it acquired for a GPU sorter (release() frees it). */
+export interface RepeatRouting {
+  plan: EnginePlan;
+  gpu?: GpuContext;
+  release(): void;
+}
+
 /**
- * Lets a plan with a repeatAlgo follow the placed text's long-repeat share (range -> SA-IS on texts
- * with copies far apart, choice.ts LONG_REPEAT_SHARE): the scan runs on the placed text's workers.
+ * Lets a plan with a repeatAlgo follow the placed text's long-repeat share (choice.ts
+ * LONG_REPEAT_SHARE; the scan runs on the placed text's workers): range on few threads -> SA-IS;
+ * range kept off the GPU on many threads because the text looked random -> the GPU plan for a text
+ * that does not, when a hardware GPU is found (options.gpuContext, else acquired here).
  */
-export async function routePlacedByRepeats(placed: PlacedText, plan: EnginePlan): Promise<EnginePlan> {
-  if (plan.repeatAlgo === undefined) return plan;
+export async function routePlacedByRepeats(placed: PlacedText, plan: EnginePlan, traits: TextTraits, options: BuildOptions = {}): Promise<RepeatRouting> {
+  const none = { release() {} };
+  if (plan.repeatAlgo === undefined) return { plan, ...none };
   const t0 = performance.now();
-  const found = await longRepeatShare(placed.executor, placed.textPtr, placed.n);
-  const routed = routeByRepeats(plan, { ...found, ms: performance.now() - t0 });
+  const repeats = { ...(await longRepeatShare(placed.executor, placed.textPtr, placed.n)), ms: performance.now() - t0 };
+  if (getSorter(plan.repeatAlgo)?.engine === "cpu" || !hasLongRepeats(repeats)) {
+    const routed = routeByRepeats(plan, repeats);
+    switchSorter(placed, routed.sorter);
+    return { plan: routed, ...none };
+  }
+  const { repeatAlgo: _, ...rest } = plan;
+  const found = describeRepeats(repeats);
+  const owned = options.gpuContext === undefined && resolveGpuMode(options.gpu) !== "software" ? ((await acquireGpu({ mode: "hardware" })) ?? undefined) : undefined;
+  const gpu = options.gpuContext ?? owned;
+  if (gpu === undefined || gpu.software) {
+    owned?.release();
+    return { plan: { ...rest, reason: `${plan.reason}, but ${found}; no hardware GPU` }, ...none };
+  }
+  const again = await selectEngine({ ...options, gpuContext: gpu, engine: "auto", n: placed.n, threads: placed.executor.threads, traits: { ...traits, random: false } });
+  const routed = routeByText(again.plan, traits);
+  if (routed.sorter.engine === "cpu" || heapBytesFor(placed.n, routed.sorter) > heapBytesFor(placed.n, placed.sorter)) {
+    owned?.release();
+    return { plan: { ...rest, reason: `${plan.reason}, but ${found}; ${routed.sorter.name} does not fit this build` }, ...none };
+  }
   switchSorter(placed, routed.sorter);
-  return routed;
+  return { plan: { ...routed, reason: `${plan.reason}, but ${found}: ${routed.sorter.name}` }, gpu, release: () => owned?.release() };
 }
 
 /** Builds the SA of a text held anywhere (copied once into the heap, unless it is too large for it). */
@@ -286,8 +314,12 @@ export async function buildSuffixArray(text: Uint8Array, options: BuildOptions =
     if (usesLargePath(text.length, plan.sorter)) return { ...(await buildLarge(text, withDevice, plan.sorter)), reason: plan.reason };
     const placed = placeBytes(text, plan.sorter, threads);
     try {
-      plan = await routePlacedByRepeats(placed, plan);
-      return { ...(await buildPlaced(placed, withDevice)), reason: plan.reason };
+      const routing = await routePlacedByRepeats(placed, plan, traits, withDevice);
+      try {
+        return { ...(await buildPlaced(placed, { ...withDevice, ...(routing.gpu ? { gpuContext: routing.gpu } : {}) })), reason: routing.plan.reason };
+      } finally {
+        routing.release();
+      }
     } finally {
       await closePlaced(placed);
     }

@@ -221,10 +221,11 @@ async function benchAll(
         let scanSeconds = 0;
         if (plan?.repeatAlgo !== undefined) {
           const t0 = performance.now();
-          const routed = await routePlacedByRepeats(timed.placed, plan);
+          const routed = await routePlacedByRepeats(timed.placed, plan, traits, gpu ? { gpuContext: gpu } : {});
+          routed.release(); // with gpuContext given it owns no device
           scanSeconds = (performance.now() - t0) / 1000;
-          sorter = routed.sorter;
-          reason = routed.reason;
+          sorter = routed.plan.sorter;
+          reason = routed.plan.reason;
         }
         const runsDone: Array<{ seconds: number; overlap?: Overlap; ran: string; handOver?: string }> = [];
         const pairedPeer: number[] = [];

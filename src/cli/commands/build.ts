@@ -26,11 +26,13 @@ Options:
   -o, --out OUT      output file (default: IN.sa for a regular file; - is the standard output)
   --engine E         auto (default), cpu, gpu or hybrid. auto: SA-IS (range from 1 MiB on 8+
                      threads, or on 2+ for texts that look random and, scanned whole, have few
-                     repeats far apart (under 30% of sampled 32-byte strings found again); SA-IS on any threads for texts
-                     hard for doubling: periodic, or most 64-byte strings repeated) below its GPU
+                     repeats far apart (under 30% of sampled 32-byte strings found again);
+                     SA-IS on any threads for texts hard for doubling: periodic, or most
+                     64-byte strings repeated) below its GPU
                      threshold (8 MiB over SA-IS or range on fewer than 8 threads, 64 MiB over
                      range or on texts hard for doubling; on 8+ threads random-looking texts stay
-                     on range up to its limit) or without a hardware GPU, else as gpu; gpu: gpu-spd, or gpu-skew for texts
+                     on range up to its limit unless the scan finds long repeats) or without a
+                     hardware GPU, else as gpu; gpu: gpu-spd, or gpu-skew for texts
                      that look periodic (gpu-dc7 over gpu-skew's limit), gpu-dc7 over gpu-spd's; hybrid: gpu-ls with each round's small groups sorted
                      by the CPU workers while the GPU sorts the rest (prints the overlap)
   --algo NAME        algorithm ('sufsort algorithms' lists them); with --engine, they must agree
@@ -96,8 +98,12 @@ Options:
         const placed = placeText(size, sorter, threads);
         close = () => closePlaced(placed).finally(() => selection.release());
         file.read(placed.heap.u8(placed.textPtr, size));
-        plan = await routePlacedByRepeats(placed, routePlaced(placed, plan, traits));
+        const routing = await routePlacedByRepeats(placed, routePlaced(placed, plan, traits), traits, options);
+        plan = routing.plan;
         reason = plan.reason;
+        if (routing.gpu) options.gpuContext = routing.gpu;
+        const closePlacedText = close;
+        close = () => closePlacedText().finally(() => routing.release());
         load = () => buildPlaced(placed, options);
       }
     } catch (error) {

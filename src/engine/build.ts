@@ -294,9 +294,11 @@ export async function routePlacedByRepeats(placed: PlacedText, plan: EnginePlan,
   }
   const again = await selectEngine({ ...options, gpuContext: gpu, engine: "auto", n: placed.n, threads: placed.executor.threads, traits: { ...traits, random: false } });
   const routed = routeByText(again.plan, traits);
-  if (routed.sorter.engine === "cpu" || heapBytesFor(placed.n, routed.sorter) > heapBytesFor(placed.n, placed.sorter)) {
+  const why = routed.sorter.engine === "cpu" ? `the GPU plan runs ${routed.sorter.name} (${routed.reason})`
+    : heapBytesFor(placed.n, routed.sorter) > heapBytesFor(placed.n, placed.sorter) ? `${routed.sorter.name} would need more memory than this build holds` : "";
+  if (why !== "") {
     owned?.release();
-    return { plan: { ...rest, reason: `${plan.reason}, but ${found}; ${routed.sorter.name} does not fit this build` }, ...none };
+    return { plan: { ...rest, reason: `${plan.reason}, but ${found}; range stays: ${why}` }, ...none };
   }
   switchSorter(placed, routed.sorter);
   return { plan: { ...routed, reason: `${plan.reason}, but ${found}: ${routed.sorter.name}` }, gpu, release: () => owned?.release() };

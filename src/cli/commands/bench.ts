@@ -72,8 +72,8 @@ With --engines, each engine choice (auto, cpu, gpu, hybrid) gets a row per input
 algorithm the engine policy picks for it (and why: --json "reason"), its first run ("first s"),
 and "one-shot s": what one \`sufsort build\` would spend constructing, i.e. the first run plus,
 for GPU algorithms, the device's setup (acquiring it and compiling the algorithm's pipelines,
-timed once), and for range on fewer than 8 threads the scan for long repeats that may send the
-text to SA-IS instead. auto's GPU thresholds are where the gpu row's one-shot beats the cpu row's.
+timed once), and the scan for long repeats that may send a random-looking text from range to
+SA-IS (fewer than 8 threads) or to the GPU (8 or more, from 64 MiB). auto's GPU thresholds are where the gpu row's one-shot beats the cpu row's.
 Hybrid rows also print the overlap of the median run: GPU and CPU busy time and the wall time
 of the part where both sorted (gpu + cpu > wall means they overlapped). The split's settings
 can be changed for a run: SUFSORT_GPU_TUNE=hybrid.small=64,hybrid.cpuPercent=25,hybrid.minActive=65536
@@ -217,7 +217,7 @@ async function benchAll(
           continue;
         }
         const timed = placeForRuns(input.bytes, sorter, threads);
-        // an engine row's long-repeat scan (range -> SA-IS), counted in its one-shot seconds
+        // an engine row's long-repeat scan (range -> SA-IS or the GPU), counted in its one-shot seconds
         let scanSeconds = 0;
         if (plan?.repeatAlgo !== undefined) {
           const t0 = performance.now();

@@ -94,16 +94,22 @@ export function repeatAnchors(text: usize, n: i32, from: i32, to: i32, k: u32, g
 }
 
 /**
- * How many of the `count` anchors (u32 positions) start a string that another of them starts too.
- * table: 2^bits zeroed slots, 2^bits > count.
+ * How many of the `count` anchors (u32 positions) start a string of `blocks` * REPEAT_GRAM bytes
+ * (blocks 1 or 2) that another of them starts too; anchors past n - blocks * REPEAT_GRAM start
+ * none. A string's copies are anchors whenever it is (its first REPEAT_GRAM bytes make it one),
+ * so 2 blocks give the share of positions that share 64 bytes with another. table: 2^bits zeroed
+ * slots, 2^bits > count.
  */
-export function repeatShared(text: usize, anchors: usize, count: i32, table: usize, bits: u32, gear: usize): i32 {
+export function repeatShared(text: usize, n: i32, anchors: usize, count: i32, blocks: i32, table: usize, bits: u32, gear: usize): i32 {
   const mask: usize = (<usize>1 << bits) - 1;
+  const length = blocks * REPEAT_GRAM;
   for (let pass = 0; pass < 2; pass++) {
     let repeated = 0;
     for (let a = 0; a < count; a++) {
       const p = <usize>load<u32>(anchors + (<usize>a << 2));
-      const h = gearHash(text, p, gear);
+      if (<i32>p > n - length) continue;
+      let h = gearHash(text, p, gear);
+      if (blocks == 2) h ^= gearHash(text, p + <usize>REPEAT_GRAM, gear) * MIX;
       let slot = <usize>((h * 0xc2b2ae3d27d4eb4f) >> (64 - <u64>bits));
       for (;;) {
         const at = table + slot * SLOT_BYTES;
@@ -115,9 +121,10 @@ export function repeatShared(text: usize, anchors: usize, count: i32, table: usi
           store<u32>(at + 12, 1);
           break;
         }
-        if (load<u64>(at) == h && sameGram(text, p, <usize>load<u32>(at + 8))) {
+        const first = <usize>load<u32>(at + 8);
+        if (load<u64>(at) == h && sameGram(text, p, first) && (blocks == 1 || sameGram(text, p + <usize>REPEAT_GRAM, first + <usize>REPEAT_GRAM))) {
           if (pass == 0) {
-            if (<usize>load<u32>(at + 8) != p) store<u32>(at + 12, seen + 1);
+            if (first != p) store<u32>(at + 12, seen + 1);
           } else if (seen >= 2) {
             repeated++;
           }

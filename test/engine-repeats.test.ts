@@ -7,7 +7,7 @@ import { createExecutor, type Executor } from "../src/cpu/executor.js";
 import { ANCHORS_AIMED, longRepeatShare } from "../src/engine/repeats.js";
 import { buildSuffixArray, closePlaced, placeBytes, resolveSorter, routePlacedByRepeats } from "../src/engine/build.js";
 import {
-  AUTO_GPU_MIN_BYTES_OVER_RANGE, AUTO_RANGE_MIN_BYTES, AUTO_RANGE_MIN_THREADS, LONG_REPEAT_MIN_ANCHORS, LONG_REPEAT_SHARE, planEngine, routeByRepeats, traitsOf,
+  AUTO_GPU_MIN_BYTES_OVER_RANGE, AUTO_RANGE_MIN_BYTES, AUTO_RANGE_MIN_THREADS, LONG_REPEAT_HAND_OVER_SHARE, LONG_REPEAT_MIN_ANCHORS, LONG_REPEAT_SHARE, planEngine, routeByRepeats, traitsOf,
 } from "../src/engine/choice.js";
 import { fibonacci, periodic, randomText, repeatedByte, rng } from "./support/inputs.js";
 
@@ -23,7 +23,7 @@ const GEAR = Array.from({ length: 256 }, (_, c) => {
 });
 
 /** The reference: anchors are the positions whose 32-byte string's gear hash has its top k bits zero. */
-function referenceShare(t: Uint8Array, k: number): { share: number; anchors: number } {
+function referenceShare(t: Uint8Array, k: number): { share: number; share64: number; anchors: number } {
   const anchors: number[] = [];
   let h = 0n;
   for (let i = 0; i < t.length; i++) {
@@ -31,11 +31,14 @@ function referenceShare(t: Uint8Array, k: number): { share: number; anchors: num
     const start = i - GRAM + 1;
     if (start >= 0 && h >> BigInt(64 - k) === 0n) anchors.push(start);
   }
-  const counts = new Map<string, number>();
-  const key = (p: number) => Buffer.from(t.subarray(p, p + GRAM)).toString("latin1");
-  for (const p of anchors) counts.set(key(p), (counts.get(key(p)) ?? 0) + 1);
-  const repeated = anchors.filter((p) => counts.get(key(p))! >= 2).length;
-  return { share: anchors.length === 0 ? 0 : repeated / anchors.length, anchors: anchors.length };
+  const repeated = (length: number) => {
+    const counts = new Map<string, number>();
+    const starting = anchors.filter((p) => p + length <= t.length);
+    const key = (p: number) => Buffer.from(t.subarray(p, p + length)).toString("latin1");
+    for (const p of starting) counts.set(key(p), (counts.get(key(p)) ?? 0) + 1);
+    return anchors.length === 0 ? 0 : starting.filter((p) => counts.get(key(p))! >= 2).length / anchors.length;
+  };
+  return { share: repeated(GRAM), share64: repeated(2 * GRAM), anchors: anchors.length };
 }
 
 /** The k the scan starts with for n bytes. */
@@ -104,10 +107,17 @@ describe.each([1, 2, 3])("longRepeatShare at %i thread(s)", (threads) => {
     expect(doubled.anchors).toBeGreaterThan(0);
     // every anchor but those whose string crosses from one copy into the next
     expect(doubled.share).toBeGreaterThan(0.99);
+    expect(doubled.share64).toBeGreaterThan(0.99);
+    // copies of 40 bytes: their 32-byte strings repeat, their 64-byte ones do not
+    const short = randomText(200_000, 256, 12);
+    for (let at = 1000; at + 200 < short.length; at += 200) short.copyWithin(at, 0, 40);
+    const shortCopies = await share(short);
+    expect(shortCopies).toEqual(referenceShare(short, firstK(short.length)));
+    expect(shortCopies.share64).toBeLessThan(shortCopies.share);
   });
 
   it("texts of fewer than 64 bytes have no anchors; the last string of a text counts", async () => {
-    for (const n of [0, 1, 31, 32, 63]) expect(await share(randomText(n, 4, n))).toEqual({ share: 0, anchors: 0 });
+    for (const n of [0, 1, 31, 32, 63]) expect(await share(randomText(n, 4, n))).toEqual({ share: 0, share64: 0, anchors: 0 });
     // a text whose only repeated string is its first 32 bytes, again at its very end
     const t = randomText(40_000, 256, 9);
     t.copyWithin(t.length - GRAM, 0, GRAM);
@@ -129,7 +139,7 @@ describe.each([1, 2, 3])("longRepeatShare at %i thread(s)", (threads) => {
     }
     expect(rescans).toBeGreaterThan(0);
     // one string only: it stops being an anchor as k grows, or k reaches 32; either way no evidence
-    expect(await share(repeatedByte(1 << 20))).toEqual({ share: 0, anchors: 0 });
+    expect(await share(repeatedByte(1 << 20))).toEqual({ share: 0, share64: 0, anchors: 0 });
   });
 });
 
@@ -145,6 +155,25 @@ describe("auto and the long-repeat scan", () => {
     expect(planEngine({ engine: "auto", n, threads: 2, gpu: "none", traits: text }).repeatAlgo).toBeUndefined();
     expect(planEngine({ engine: "auto", n, threads: 2, gpu: "none", algo: "range" }).repeatAlgo).toBeUndefined();
     expect(planEngine({ engine: "auto", n: AUTO_RANGE_MIN_BYTES - 1, threads: 2, gpu: "none", traits: random }).repeatAlgo).toBeUndefined();
+  });
+
+  it("on any threads, a text that range would hand over goes to SA-IS at once", () => {
+    for (const threads of [2, AUTO_RANGE_MIN_THREADS, 64]) {
+      for (const traits of [random, text]) {
+        const plan = planEngine({ engine: "cpu", n: 16 << 20, threads, gpu: "none", traits });
+        if (plan.sorter.name !== "range") continue;
+        expect(plan.handOverAlgo).toBe("sais");
+        const over = routeByRepeats(plan, { share: 0.95, share64: LONG_REPEAT_HAND_OVER_SHARE, anchors: 8192, ms: 1 });
+        expect(over.sorter.name).toBe("sais");
+        // (on few threads the 32-byte share alone sends it there first)
+        expect(over.reason).toMatch(threads >= AUTO_RANGE_MIN_THREADS ? /range would hand it over: sais$/ : /: sais$/);
+        if (threads >= AUTO_RANGE_MIN_THREADS) {
+          // below the 64-byte bar, many threads keep range even with most 32-byte strings repeated
+          expect(routeByRepeats(plan, { share: 0.9, share64: LONG_REPEAT_HAND_OVER_SHARE - 0.01, anchors: 8192, ms: 1 }).sorter.name).toBe("range");
+        }
+      }
+    }
+    expect(planEngine({ engine: "cpu", n: 16 << 20, threads: 2, gpu: "none", traits: text }).handOverAlgo).toBeUndefined(); // SA-IS already
   });
 
   it("on many threads, a random-looking text kept off the GPU by its looks goes there on long repeats", () => {
@@ -169,8 +198,14 @@ describe("auto and the long-repeat scan", () => {
       routing.release();
       expect(routing.plan.sorter.name).toBe("range");
       expect(routing.plan.repeatAlgo).toBeUndefined();
-      expect(routing.plan.reason).toMatch(/^test, but 1\.00 of \d+ sampled positions .*; no hardware GPU$/);
+      expect(routing.plan.reason).toMatch(/^test; 1\.00 of \d+ sampled positions .*; no hardware GPU$/);
       expect(placed.sorter.name).toBe("range");
+      // with a hand-over destination too, the copies (every 64-byte string twice) go there
+      const both = await routePlacedByRepeats(placed, { ...plan, handOverAlgo: "sais" }, random, { gpu: "software" });
+      both.release();
+      expect(both.plan.sorter.name).toBe("sais");
+      expect(both.plan.reason).toMatch(/range would hand it over: sais; no hardware GPU$/);
+      expect(placed.sorter.name).toBe("sais");
     } finally {
       await closePlaced(placed);
     }
@@ -179,7 +214,7 @@ describe("auto and the long-repeat scan", () => {
   it("switches to SA-IS from LONG_REPEAT_SHARE on at least LONG_REPEAT_MIN_ANCHORS anchors", () => {
     const plan = planEngine({ engine: "auto", n: 16 << 20, threads: 2, gpu: "none", traits: random });
     expect(plan.sorter.name).toBe("range");
-    const at = (share: number, anchors = 8192) => routeByRepeats(plan, { share, anchors, ms: 1 });
+    const at = (share: number, anchors = 8192) => routeByRepeats(plan, { share, share64: share, anchors, ms: 1 });
     expect(at(LONG_REPEAT_SHARE).sorter.name).toBe("sais");
     expect(at(LONG_REPEAT_SHARE).reason).toMatch(/32-byte string found elsewhere.*: sais$/);
     expect(at(LONG_REPEAT_SHARE - 0.01).sorter.name).toBe("range");

@@ -276,21 +276,21 @@ export interface RepeatRouting {
  */
 export async function routePlacedByRepeats(placed: PlacedText, plan: EnginePlan, traits: TextTraits, options: BuildOptions = {}): Promise<RepeatRouting> {
   const none = { release() {} };
-  if (plan.repeatAlgo === undefined) return { plan, ...none };
+  if (plan.repeatAlgo === undefined && plan.handOverAlgo === undefined) return { plan, ...none };
   const t0 = performance.now();
   const repeats = { ...(await longRepeatShare(placed.executor, placed.textPtr, placed.n)), ms: performance.now() - t0 };
-  if (getSorter(plan.repeatAlgo)?.engine === "cpu" || !hasLongRepeats(repeats)) {
+  const onCpu = (why = "") => {
     const routed = routeByRepeats(plan, repeats);
     switchSorter(placed, routed.sorter);
-    return { plan: routed, ...none };
-  }
-  const { repeatAlgo: _, ...rest } = plan;
-  const found = describeRepeats(repeats);
+    return { plan: { ...routed, reason: `${routed.reason}${why}` }, ...none };
+  };
+  if (plan.repeatAlgo === undefined || getSorter(plan.repeatAlgo)?.engine === "cpu" || !hasLongRepeats(repeats)) return onCpu();
+  // a GPU repeatAlgo: the plan of a text that does not look random, on a hardware GPU
   const owned = options.gpuContext === undefined && resolveGpuMode(options.gpu) !== "software" ? ((await acquireGpu({ mode: "hardware" })) ?? undefined) : undefined;
   const gpu = options.gpuContext ?? owned;
   if (gpu === undefined || gpu.software) {
     owned?.release();
-    return { plan: { ...rest, reason: `${plan.reason}, but ${found}; no hardware GPU` }, ...none };
+    return onCpu("; no hardware GPU");
   }
   const again = await selectEngine({ ...options, gpuContext: gpu, engine: "auto", n: placed.n, threads: placed.executor.threads, traits: { ...traits, random: false } });
   const routed = routeByText(again.plan, traits);
@@ -298,10 +298,10 @@ export async function routePlacedByRepeats(placed: PlacedText, plan: EnginePlan,
     : heapBytesFor(placed.n, routed.sorter) > heapBytesFor(placed.n, placed.sorter) ? `${routed.sorter.name} would need more memory than this build holds` : "";
   if (why !== "") {
     owned?.release();
-    return { plan: { ...rest, reason: `${plan.reason}, but ${found}; range stays: ${why}` }, ...none };
+    return onCpu(`; not the GPU: ${why}`);
   }
   switchSorter(placed, routed.sorter);
-  return { plan: { ...routed, reason: `${plan.reason}, but ${found}: ${routed.sorter.name}` }, gpu, release: () => owned?.release() };
+  return { plan: { ...routed, reason: `${plan.reason}, but ${describeRepeats(repeats)}: ${routed.sorter.name}` }, gpu, release: () => owned?.release() };
 }
 
 /** Builds the SA of a text held anywhere (copied once into the heap, unless it is too large for it). */

@@ -158,6 +158,18 @@ export const LONG_REPEAT_SHARE = 0.3;
  * genome (share 0.90) range 4.85-5.30 -> gpu-spd 2.01-2.24; 5 copies of 20 MB of random bytes
  * (1.00) range handing over to SA-IS 14.86-16.10 -> 2.27-2.28; random DNA 128 MiB stays on range.
  */
+/**
+ * range hands a text over to SA-IS when, sorted by 64 characters, more than 90% of its suffixes are
+ * still unsorted (src/cpu/algorithms/range.ts, HAND_OVER_SHARE). The scan's 64-byte share measures
+ * the same thing, so from it on SA-IS runs at once (EnginePlan.handOverAlgo), on any number of
+ * threads. H100 machine's host, 16 threads: 5 copies of 20 MB of random bytes (share 1.00), range
+ * handing over 19.1 s, SA-IS 12.4 s; 9 copies of a 14.9 MB genome with 0.5% of bytes changed
+ * (64-byte share 0.81-0.82) stays on range, 3.6 s against SA-IS 11.8. H200 machine's host, 16
+ * threads, one-shot build wall seconds before -> after, two rounds: dickens twice 2.26, 2.36 ->
+ * 2.06, 1.93; 5 copies of 6.7 MB of random bytes 4.12, 4.55 -> 3.77, 3.43; of 20 MB (no GPU)
+ * 11.84, 13.72 -> 12.69, 11.00.
+ */
+export const LONG_REPEAT_HAND_OVER_SHARE = 0.9;
 /** Fewest anchors the share is trusted on (a text of at least AUTO_RANGE_MIN_BYTES has ~8192). */
 export const LONG_REPEAT_MIN_ANCHORS = 256;
 
@@ -203,6 +215,9 @@ export interface EnginePlan {
    * (routeByRepeats; a GPU algorithm only when a hardware GPU is found then); absent: the share
    * is not asked. */
   repeatAlgo?: string;
+  /** Where the build goes when the scan finds that range would hand the text over (at least
+   * LONG_REPEAT_HAND_OVER_SHARE of the sampled positions share 64 bytes with another); absent: not asked. */
+  handOverAlgo?: string;
 }
 
 /** Whether a choice needs to know what GPU there is (auto asks only when the GPU could pay). */
@@ -248,8 +263,9 @@ export function planEngine(req: EngineRequest): EnginePlan {
   const hard = req.traits?.hardForDoubling ? " (the text looks hard for doubling: periodic, runs or repeats)" : "";
   const random = cpu === "range" && threads < AUTO_RANGE_MIN_THREADS ? " (the text looks random)" : "";
   const onCpu = `${cpu} for ${n} bytes on ${threads} thread${threads === 1 ? "" : "s"}${hard}${random}`;
-  // range on few threads only because the windows looked random: repeats far apart may undo that
-  const repeats = cpu === "range" && threads < AUTO_RANGE_MIN_THREADS ? { repeatAlgo: "sais" } : {};
+  // range on few threads only because the windows looked random: repeats far apart may undo that;
+  // on any threads, a text that range would hand over goes to SA-IS at once
+  const repeats = cpu === "range" ? { ...(threads < AUTO_RANGE_MIN_THREADS ? { repeatAlgo: "sais" } : {}), handOverAlgo: "sais" } : {};
   if (engine === "cpu") return { sorter: sorterOf(cpu), reason: `--engine cpu: ${onCpu}`, ...repeats };
   const large = overGpuLimit(req);
   if (engine === "gpu") return large ?? { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: "--engine gpu", periodicAlgo: GPU_PERIODIC_ALGO };
@@ -300,6 +316,8 @@ export function routeByText(plan: EnginePlan, traits: TextTraits): EnginePlan {
 export interface LongRepeats {
   /** Share (0..1) of the anchors whose 32-byte string another anchor starts too. */
   share: number;
+  /** The same for 64-byte strings. */
+  share64: number;
   anchors: number;
   ms: number;
 }
@@ -309,20 +327,33 @@ export function hasLongRepeats(repeats: LongRepeats): boolean {
   return repeats.anchors >= LONG_REPEAT_MIN_ANCHORS && repeats.share >= LONG_REPEAT_SHARE;
 }
 
+/** Whether range would hand the text over (a plan's handOverAlgo). */
+export function wouldHandOver(repeats: LongRepeats): boolean {
+  return repeats.anchors >= LONG_REPEAT_MIN_ANCHORS && repeats.share64 >= LONG_REPEAT_HAND_OVER_SHARE;
+}
+
 /** What the scan found, for a plan's reason. */
 export function describeRepeats(repeats: LongRepeats): string {
-  return `${repeats.share.toFixed(2)} of ${repeats.anchors} sampled positions start a 32-byte string found elsewhere (scanned in ${repeats.ms.toFixed(0)} ms)`;
+  return `${repeats.share.toFixed(2)} of ${repeats.anchors} sampled positions start a 32-byte string found elsewhere, ${repeats.share64.toFixed(2)} a 64-byte one (scanned in ${repeats.ms.toFixed(0)} ms)`;
 }
 
 /**
- * A plan whose repeatAlgo runs on the CPU switches to it when the scan found enough long repeats
- * (a GPU repeatAlgo needs a device: src/engine/build.ts routePlacedByRepeats).
+ * A plan after the scan, on the CPU: its repeatAlgo when the scan found enough long repeats (a GPU
+ * repeatAlgo needs a device: src/engine/build.ts routePlacedByRepeats handles it before), else its
+ * handOverAlgo when range would hand the text over, else the plan itself; the reason says what the
+ * scan found.
  */
 export function routeByRepeats(plan: EnginePlan, repeats: LongRepeats): EnginePlan {
-  const { repeatAlgo, ...rest } = plan;
-  if (repeatAlgo === undefined) return plan;
-  if (!hasLongRepeats(repeats)) return { ...rest, reason: `${plan.reason}; ${describeRepeats(repeats)}` };
-  return { ...rest, sorter: sorterOf(repeatAlgo), reason: `${plan.reason}, but ${describeRepeats(repeats)}: ${repeatAlgo}` };
+  const { repeatAlgo, handOverAlgo, ...rest } = plan;
+  if (repeatAlgo === undefined && handOverAlgo === undefined) return plan;
+  const found = describeRepeats(repeats);
+  if (repeatAlgo !== undefined && sorterOf(repeatAlgo).engine === "cpu" && hasLongRepeats(repeats)) {
+    return { ...rest, sorter: sorterOf(repeatAlgo), reason: `${plan.reason}, but ${found}: ${repeatAlgo}` };
+  }
+  if (handOverAlgo !== undefined && wouldHandOver(repeats)) {
+    return { ...rest, sorter: sorterOf(handOverAlgo), reason: `${plan.reason}, but ${found}, so range would hand it over: ${handOverAlgo}` };
+  }
+  return { ...rest, reason: `${plan.reason}; ${found}` };
 }
 
 /**

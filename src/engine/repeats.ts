@@ -15,20 +15,24 @@ const ANCHOR_SLACK = 4;
 interface RepeatKernels {
   repeatGram(): number;
   repeatGear(gear: number): void;
-  repeatShared(text: number, anchors: number, count: number, table: number, bits: number, gear: number): number;
+  repeatShared(text: number, n: number, anchors: number, count: number, blocks: number, table: number, bits: number, gear: number): number;
 }
 
-/** What longRepeatShare found: the share (0..1) and how many anchors it rests on. */
+/** What longRepeatShare found: the shares (0..1) and how many anchors they rest on. */
 export interface RepeatShare {
+  /** Anchors whose 32-byte string another anchor starts too. */
   share: number;
+  /** Anchors whose 64-byte string another anchor starts too: the share of suffixes that range's
+   * first sort by 64 characters would leave unsorted (its hand-over rule's measure). */
+  share64: number;
   anchors: number;
 }
 
-/** The share of anchors of text[0, n) whose 32-byte string another anchor starts too (no anchors: 0). */
+/** The shares of anchors of text[0, n) whose 32- and 64-byte strings another anchor starts too (no anchors: 0). */
 export async function longRepeatShare(exec: Executor, textPtr: number, n: number): Promise<RepeatShare> {
   const kernels = exec.kernels as unknown as RepeatKernels;
   const gram = kernels.repeatGram();
-  if (n < 2 * gram) return { share: 0, anchors: 0 };
+  if (n < 2 * gram) return { share: 0, share64: 0, anchors: 0 };
   const heap = exec.heap;
   const mark = heap.used;
   try {
@@ -43,7 +47,7 @@ export async function longRepeatShare(exec: Executor, textPtr: number, n: number
       if (found.some((f) => f > cap)) {
         // far more anchors than aimed at: a text of few distinct strings; sparser anchors, or no
         // evidence at all past k = 32
-        if (k === 32) return { share: 0, anchors: 0 };
+        if (k === 32) return { share: 0, share64: 0, anchors: 0 };
         heap.release(lists);
         k = Math.min(32, k + 2);
         continue;
@@ -54,12 +58,14 @@ export async function longRepeatShare(exec: Executor, textPtr: number, n: number
         heap.u32(lists + 4 * count, found[b]!).set(heap.u32(lists + 4 * cap * b, found[b]!));
         count += found[b]!;
       }
-      if (count === 0) return { share: 0, anchors: 0 };
+      if (count === 0) return { share: 0, share64: 0, anchors: 0 };
       const bits = Math.ceil(Math.log2(2 * count + 1));
       const table = heap.alloc(16 * 2 ** bits);
-      heap.u8(table, 16 * 2 ** bits).fill(0);
-      const repeated = kernels.repeatShared(textPtr, lists, count, table, bits, gear);
-      return { share: repeated / count, anchors: count };
+      const shared = (blocks: number) => {
+        heap.u8(table, 16 * 2 ** bits).fill(0);
+        return kernels.repeatShared(textPtr, n, lists, count, blocks, table, bits, gear) / count;
+      };
+      return { share: shared(1), share64: shared(2), anchors: count };
     }
   } finally {
     heap.release(mark);

@@ -219,7 +219,7 @@ async function benchAll(
         const timed = placeForRuns(input.bytes, sorter, threads);
         // an engine row's long-repeat scan (range -> SA-IS or the GPU), counted in its one-shot seconds
         let scanSeconds = 0;
-        if (plan?.repeatAlgo !== undefined) {
+        if (plan?.repeatAlgo !== undefined || plan?.handOverAlgo !== undefined) {
           const t0 = performance.now();
           const routed = await routePlacedByRepeats(timed.placed, plan, traits, gpu ? { gpuContext: gpu } : {});
           routed.release(); // with gpuContext given it owns no device

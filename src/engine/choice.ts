@@ -18,9 +18,11 @@
 // with 2 or more on random-looking texts (TextTraits.random), on inputs from
 // AUTO_RANGE_MIN_BYTES up to range's limit; SA-IS otherwise (linear, no input-size limit below 2^31),
 // and on texts where doubling degenerates (TextTraits.hardForDoubling: range would hand them over
-// to SA-IS after its first rounds), whatever the threads. Range on fewer than
-// AUTO_RANGE_MIN_THREADS threads is still subject to the placed text's long-repeat scan
-// (EnginePlan.repeatAlgo, LONG_REPEAT_SHARE).
+// to SA-IS after its first rounds), whatever the threads. A range plan is still subject to the
+// placed text's long-repeat scan (src/engine/repeats.ts): on fewer than AUTO_RANGE_MIN_THREADS
+// threads long repeats send it to SA-IS (EnginePlan.repeatAlgo, LONG_REPEAT_SHARE), on more a
+// random-looking text of AUTO_GPU_MIN_BYTES_OVER_RANGE or more to the GPU, and on any a text that
+// range would hand over to SA-IS at once (EnginePlan.handOverAlgo, LONG_REPEAT_HAND_OVER_SHARE).
 //
 // The thresholds come from figures measured on the H200 host (16 cores): SA-IS 10-14 MB/s, range
 // on 16 threads 50-150 MB/s on text and ~420 MB/s on random DNA, gpu-spd 400-810 MB/s, and

@@ -52,6 +52,18 @@ describe("sufsort build", () => {
     expect(readdirSync(dir).sort()).toEqual(["text.bin", "text.bin.sa"]);
   });
 
+  it("runs its workers under node options that workers may not take themselves (V8 flags)", () => {
+    const dir = tmp();
+    const input = join(dir, "text.bin");
+    writeFileSync(input, randomText(300_000, 4, 2)); // large enough for range to split its phases over the workers
+    for (const flag of ["--max-old-space-size=3000", "--stack-size=2000"]) {
+      const r = spawnSync(process.execPath, [flag, CLI, "build", input, "--algo", "range", "--threads", "2", "--verify", "--json", "-o", join(dir, "t.sa")], { encoding: "utf8" });
+      expect(r.stderr, flag).toBe("");
+      expect(r.status, flag).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ algo: "range", verified: true });
+    }
+  });
+
   it("--json prints one line with the required fields; --verify runs the verifier", () => {
     const dir = tmp();
     const input = join(dir, "t");

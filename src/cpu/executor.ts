@@ -3,6 +3,7 @@
 // are done: one round of tasks per phase is the barrier between phases (see NOTES: an empty piscina
 // task costs 30–85 µs, so phases hand out a few large blocks, not many small ones).
 import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
 import { Piscina } from "piscina";
 import { SharedHeap } from "./memory.js";
 import { instantiate, wasmModule, type Kernels } from "./wasm.js";
@@ -126,7 +127,36 @@ const NO_REQUIRE_ESM = "--no-experimental-require-module";
  */
 export function workerExecArgv(): string[] | undefined {
   if (!process.allowedNodeEnvironmentFlags.has(NO_REQUIRE_ESM)) return undefined;
-  return [...process.execArgv.filter((a) => a !== "--experimental-require-module"), NO_REQUIRE_ESM];
+  return [...inheritableExecArgv().filter((a) => a !== "--experimental-require-module"), NO_REQUIRE_ESM];
+}
+
+let inheritable: string[] | undefined;
+
+/**
+ * The parent's execArgv less what a worker's explicit execArgv may not hold: V8 options such as
+ * --max-old-space-size (which apply to every thread anyway) make the Worker constructor throw
+ * ERR_WORKER_INVALID_EXEC_ARGV, where inheriting by default would have dropped them. Each option
+ * (alone, or with the next entry as its value) is tried on a worker that is ended at once; only
+ * when the whole list is refused, once per process.
+ */
+function inheritableExecArgv(): string[] {
+  if (inheritable !== undefined) return inheritable;
+  const accepted = (args: string[]) => {
+    try {
+      void new Worker("", { eval: true, execArgv: args, stdout: true, stderr: true }).terminate();
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const all = process.execArgv;
+  if (all.length === 0 || accepted(all)) return (inheritable = [...all]);
+  const kept: string[] = [];
+  for (let i = 0; i < all.length; i++) {
+    if (accepted([...kept, all[i]!])) kept.push(all[i]!);
+    else if (i + 1 < all.length && accepted([...kept, all[i]!, all[i + 1]!])) kept.push(all[i]!, all[++i]!);
+  }
+  return (inheritable = kept);
 }
 
 /** A sequential executor for one thread, a piscina pool otherwise. */

@@ -1,6 +1,6 @@
-// Long repeats of a text, for auto's choice between prefix doubling and SA-IS (src/engine/repeats.ts):
-// the share of positions whose REPEAT_GRAM-byte string occurs at another position anywhere in the
-// text. Sampled windows (src/engine/choice.ts) see repeats between nearby bytes only; copies far
+// Long repeats of a text, for auto's choice between prefix doubling and SA-IS or the GPU
+// (src/engine/repeats.ts): the share of positions whose REPEAT_GRAM-byte (or twice as long) string
+// occurs at another position anywhere in the text. Sampled windows (src/engine/choice.ts) see repeats between nearby bytes only; copies far
 // apart (a collection of similar genomes, a file stored twice) need the whole text read.
 //
 // The positions are sampled by content: a position is an anchor when the hash of its string has

@@ -1,8 +1,8 @@
-// The long-repeat share of a placed text (asm/repeats.ts): the share of positions, sampled by
-// content (anchors), whose 32-byte string occurs at another position anywhere in the text. auto
-// asks it of texts that looked random in their sampled windows before it runs range on few
-// threads (choice.ts, LONG_REPEAT_SHARE): copies far apart make prefix doubling sort the copied
-// suffixes once per round, for as many rounds as the copies are long.
+// The long-repeat shares of a placed text (asm/repeats.ts): the share of positions, sampled by
+// content (anchors), whose 32-byte string occurs at another position anywhere in the text, and the
+// same for 64-byte strings. auto asks them before it runs range (choice.ts: LONG_REPEAT_SHARE on few
+// threads, the GPU threshold on many, LONG_REPEAT_HAND_OVER_SHARE on any): copies far apart make
+// prefix doubling sort the copied suffixes once per round, for as many rounds as the copies are long.
 import type { Executor } from "../cpu/executor.js";
 import { blocks } from "../cpu/primitives.js";
 

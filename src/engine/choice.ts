@@ -32,6 +32,7 @@
 // `sufsort bench --engines cpu,gpu,auto` (bench/results/history.md, section 4) and set them here.
 import { usageError } from "../errors.js";
 import { getSorter, listSorters, type SuffixSorter } from "./registry.js";
+import { HAND_OVER_SHARE } from "../cpu/algorithms/range.js";
 
 /** What `--engine` / the `engine` option may say. */
 export type EngineChoice = "auto" | "cpu" | "gpu" | "hybrid";
@@ -171,7 +172,7 @@ export const LONG_REPEAT_SHARE = 0.3;
  * 2.06, 1.93; 5 copies of 6.7 MB of random bytes 4.12, 4.55 -> 3.77, 3.43; of 20 MB (no GPU)
  * 11.84, 13.72 -> 12.69, 11.00.
  */
-export const LONG_REPEAT_HAND_OVER_SHARE = 0.9;
+export const LONG_REPEAT_HAND_OVER_SHARE = HAND_OVER_SHARE;
 /** Fewest anchors the share is trusted on (a text of at least AUTO_RANGE_MIN_BYTES has ~8192). */
 export const LONG_REPEAT_MIN_ANCHORS = 256;
 

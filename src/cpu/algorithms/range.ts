@@ -57,7 +57,8 @@ const MIN_SUFFIXES_PER_BLOCK = 1 << 14;
  * against 1.74).
  */
 const HAND_OVER_PREFIX = 64;
-const HAND_OVER_SHARE = 0.9;
+/** (auto predicts this rule from the long-repeat scan: choice.ts LONG_REPEAT_HAND_OVER_SHARE.) */
+export const HAND_OVER_SHARE = 0.9;
 /** Characters sorted first beyond log2(n) / entropy. */
 const EXTRA_CHARS = 3;
 /**

@@ -252,10 +252,15 @@ export function routePlaced(placed: PlacedText, plan: EnginePlan, traits: TextTr
   return routed;
 }
 
+/** Whether `sorter` fits the heap placed for the placed text's sorter. */
+function fitsPlaced(placed: PlacedText, sorter: SuffixSorter): boolean {
+  return heapBytesFor(placed.n, sorter) <= heapBytesFor(placed.n, placed.sorter);
+}
+
 /** Gives a placed text another sorter, which must fit the heap placed for the first. */
 function switchSorter(placed: PlacedText, sorter: SuffixSorter): void {
   if (sorter === placed.sorter) return;
-  if (heapBytesFor(placed.n, sorter) > heapBytesFor(placed.n, placed.sorter)) {
+  if (!fitsPlaced(placed, sorter)) {
     throw failure(`internal error: ${sorter.name} needs more heap than ${placed.sorter.name}`);
   }
   placed.sorter = sorter;
@@ -295,7 +300,7 @@ export async function routePlacedByRepeats(placed: PlacedText, plan: EnginePlan,
   const again = await selectEngine({ ...options, gpuContext: gpu, engine: "auto", n: placed.n, threads: placed.executor.threads, traits: { ...traits, random: false } });
   const routed = routeByText(again.plan, traits);
   const why = routed.sorter.engine === "cpu" ? `the GPU plan runs ${routed.sorter.name} (${routed.reason})`
-    : heapBytesFor(placed.n, routed.sorter) > heapBytesFor(placed.n, placed.sorter) ? `${routed.sorter.name} would need more memory than this build holds` : "";
+    : !fitsPlaced(placed, routed.sorter) ? `${routed.sorter.name} would need more memory than this build holds` : "";
   if (why !== "") {
     owned?.release();
     return onCpu(`; not the GPU: ${why}`);
@@ -311,7 +316,7 @@ export async function buildSuffixArray(text: Uint8Array, options: BuildOptions =
   const traits = traitsOf(text); // auto's threshold and the routing of --engine gpu both use them
   const selection = await selectEngine({ ...options, n: text.length, threads, traits });
   try {
-    let plan = routeByText(selection.plan, traits);
+    const plan = routeByText(selection.plan, traits);
     const withDevice = { ...options, ...(selection.gpu ? { gpuContext: selection.gpu } : {}) };
     if (usesLargePath(text.length, plan.sorter)) return { ...(await buildLarge(text, withDevice, plan.sorter)), reason: plan.reason };
     const placed = placeBytes(text, plan.sorter, threads);

@@ -202,16 +202,17 @@ async function benchAll(
         peerMb = n / 1e6 / t;
         emit({ input: input.name, n, algo: "divsufsort", engine: "C", threads: 1, seconds: t, mbPerSec: peerMb }, json, true, speedup);
       }
-      const jobs: Array<{ sorter: SuffixSorter; engine?: EngineChoice; reason?: string; plan?: EnginePlan }> = algos.map((sorter) => ({ sorter }));
+      const jobs: Array<{ sorter: SuffixSorter; engine?: EngineChoice; plan?: EnginePlan }> = algos.map((sorter) => ({ sorter }));
       const traits = traitsOf(input.bytes);
       for (const engine of engines) {
         const selection = await selectEngine({ engine, n, threads, traits, ...(gpu ? { gpuContext: gpu } : {}) });
         const plan = routeByText(selection.plan, traits);
-        jobs.push({ sorter: plan.sorter, engine, reason: plan.reason, plan });
+        jobs.push({ sorter: plan.sorter, engine, plan });
       }
       for (const job of jobs) {
-        let { sorter, reason } = job;
-        const { engine, plan } = job;
+        let { sorter } = job;
+        const { engine } = job;
+        let plan = job.plan;
         if (n > sorter.maxLength || !fitsHeap(n, sorter)) {
           skipRow(input.name, n, sorter.name, `${n} bytes are over its limit (max ${sorter.maxLength}, 4 GiB heap)`, json);
           continue;
@@ -219,13 +220,13 @@ async function benchAll(
         const timed = placeForRuns(input.bytes, sorter, threads);
         // an engine row's long-repeat scan (range -> SA-IS or the GPU), counted in its one-shot seconds
         let scanSeconds = 0;
-        if (plan?.repeatAlgo !== undefined || plan?.handOverAlgo !== undefined) {
+        if (plan !== undefined) {
           const t0 = performance.now();
           const routed = await routePlacedByRepeats(timed.placed, plan, traits, gpu ? { gpuContext: gpu } : {});
           routed.release(); // with gpuContext given it owns no device
           scanSeconds = (performance.now() - t0) / 1000;
-          sorter = routed.plan.sorter;
-          reason = routed.plan.reason;
+          plan = routed.plan;
+          sorter = plan.sorter;
         }
         const runsDone: Array<{ seconds: number; overlap?: Overlap; ran: string; handOver?: string }> = [];
         const pairedPeer: number[] = [];
@@ -277,7 +278,7 @@ async function benchAll(
         if (firstSeconds !== undefined) row.firstSeconds = firstSeconds;
         if (engine !== undefined) {
           row.engineChoice = engine;
-          row.reason = reason!;
+          row.reason = plan!.reason;
           row.oneShotSeconds = firstSeconds! + scanSeconds + (sorter.engine === "cpu" ? 0 : (setupSeconds.get(sorter.name) ?? 0));
         }
         if (middle.overlap) row.overlap = middle.overlap;

@@ -48,7 +48,10 @@ function fail(message) {
   process.exit(2);
 }
 
-/** The rows of the bench table: input -> algorithm -> cells by column name. */
+/** The algorithm a row asked for: a row that handed its input over reads "asked -> ran". */
+const asked = (row) => row.algo.split(" -> ")[0];
+
+/** The rows of the bench table: input -> algorithm asked for -> cells by column name. */
 function readRows(path) {
   let header;
   const inputs = new Map();
@@ -68,8 +71,7 @@ function readRows(path) {
     if (!header) continue;
     const row = Object.fromEntries(header.map((h, k) => [h, cells[k] ?? ""]));
     if (!inputs.has(row.input)) inputs.set(row.input, new Map());
-    // a row that handed its input over reads "asked -> ran": keyed by the algorithm asked for
-    inputs.get(row.input).set(row.algo.split(" -> ")[0], row);
+    inputs.get(row.input).set(asked(row), row);
   }
   if (!header) fail(`${path}: no bench table`);
   return inputs;
@@ -140,7 +142,7 @@ function gpuTable(inputs, algos, [a, b]) {
 
 const args = parseArgs(process.argv.slice(2));
 const inputs = readRows(args.log);
-const seen = [...new Set([...inputs.values()].flatMap((rows) => [...rows.values()].map((r) => `${r.engine}:${r.algo}`)))];
+const seen = [...new Set([...inputs.values()].flatMap((rows) => [...rows.values()].map((r) => `${r.engine}:${asked(r)}`)))];
 const cpu = args.cpu ?? seen.filter((s) => s.startsWith("cpu:")).map((s) => s.slice(4));
 const gpu = args.gpu ?? seen.filter((s) => s.startsWith("gpu:") && s !== "gpu:gpu-transfer").map((s) => s.slice(4));
 console.log(`<!-- node bench/summarize.mjs ${basename(args.log)} -->`);

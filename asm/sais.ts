@@ -194,7 +194,7 @@ function bucketBounds<C>(t: usize, n: i32, counts: usize, buckets: usize, k: i32
 
 function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usize): i32 {
   if (sizeof<C>() == 4 && <i64>k * DOUBLING_NAMES_DEN >= <i64>n * DOUBLING_NAMES_NUM && fs > n + k) {
-    if (sortByDoubling(t, sa, n, k, sa + (<usize>n << 2), fs)) return 0;
+    if (sortByDoubling(t, sa, n, k, sa + (<usize>n << 2), fs, mailbox)) return 0;
   }
   if (fs < k) return NEEDS_WORKSPACE;
   const counts = sa + (<usize>(n + fs - k) << 2);
@@ -442,21 +442,31 @@ function sortLmsSubstringsByInduction<C>(t: usize, sa: usize, n: i32, fs: i32, k
 @inline const DOUBLING_GROUPED_DEN: i64 = 5;
 @inline const DOUBLING_WORK: i64 = 2;
 
+/** Entries whose keys a round gathers before sorting their groups: the loads of rank[p + h] are
+ * independent, so many misses are in flight at once (a group alone has a few). */
+@inline const DOUBLING_BATCH: i32 = 2048;
+/** Grouped suffixes per chunk of a round shared with the helper. */
+@inline const DOUBLING_CHUNK: i32 = 1 << 13;
+/** The sign bit of a sorted group's SA entry marks the first suffix of a run of equal keys. */
+@inline const RUN_HEAD: i32 = 0x80000000;
+
 /**
  * SA[0..n) = the suffix array of t (n names in [0, k), k <= n) by prefix doubling, or false where it
  * gives up (see DOUBLING_WORK) or its lists do not fit; t is left as it was. work: `free` slots,
  * at least n + 1 + k. rank[i] = 1 + the index of the head of i's group in SA, rank[n] = 0 (the
  * empty suffix); a group is a run of suffixes whose first h names tie (h = 1, 2, 4, ...), and each
- * round sorts every group of two or more by the rank of suffix + h. Ranks are updated as each group
- * splits, so later groups of the same round may see ranks of longer prefixes: they still order
- * suffixes as their prefixes do (Larsson and Sadakane, "Faster suffix sorting", 2007).
+ * round sorts every group of two or more by the rank of suffix + h (sortGroups), then splits the
+ * groups into runs of equal keys and ranks each run by its head (splitGroups). The rounds'
+ * groups are cut into chunks that the helper shares: the ranks change only once every group of
+ * the round is sorted, so the result does not depend on which thread sorts which chunk.
  */
-function sortByDoubling(t: usize, sa: usize, n: i32, k: i32, work: usize, free: i32): bool {
+function sortByDoubling(t: usize, sa: usize, n: i32, k: i32, work: usize, free: i32, mailbox: usize): bool {
   const rank = work;
   const lists = rank + (<usize>(n + 1) << 2);
+  // The bucket bounds at the top of the work area, below them the first group list.
+  const counts = work + (<usize>(free - k) << 2);
 
-  // h = 1: counting sort by the first name (bucket starts where the group lists go next)
-  const counts = lists;
+  // h = 1: counting sort by the first name; counts[c] becomes the end of c's group.
   bucketBounds<i32>(t, n, counts, counts, k, false);
   for (let i = 0; i < n; i++) {
     const at = counts + (<usize>get(t, i) << 2);
@@ -464,61 +474,84 @@ function sortByDoubling(t: usize, sa: usize, n: i32, k: i32, work: usize, free: 
     store<i32>(at, j + 1);
     put(sa, j, i);
   }
-  // Ranks, and the groups as (start, length) pairs over the counts: a group of length >= 2 takes
-  // at most as many slots as it has suffixes, so a list never takes more than `grouped` slots.
-  let groups = lists;
+  // The groups of two or more, as (start, length) pairs: a group takes at most as many slots as
+  // it has suffixes, so a list never takes more than `grouped` slots.
   let count = 0;
   let grouped = 0;
   let largest = 0;
-  for (let j = 0; j < n;) {
-    const name = get(t, get(sa, j));
-    let end = j + 1;
-    while (end < n && get(t, get(sa, end)) == name) end++;
-    for (let x = j; x < end; x++) put(rank, get(sa, x), j + 1);
-    if (end - j >= 2) {
-      put(groups, 2 * count, j);
-      put(groups, 2 * count + 1, end - j);
+  for (let c = 0, start = 0; c < k; c++) {
+    const end = get(counts, c);
+    const len = end - start;
+    if (len >= 2) {
       count++;
-      grouped += end - j;
-      largest = max(largest, end - j);
+      grouped += len;
+      largest = max(largest, len);
     }
-    j = end;
+    start = end;
+  }
+  if (<i64>grouped * DOUBLING_GROUPED_DEN > <i64>n * DOUBLING_GROUPED_NUM) return false;
+  // the next round's list, then the batches' u64 (key << 32 | suffix) pairs: the helper's too
+  const batch = max(largest, min(DOUBLING_BATCH, grouped));
+  const listsEnd = <i64>n + 1 + 2 * <i64>grouped + 2;
+  if (listsEnd + 2 * <i64>batch > <i64>free) return false;
+  if (<i64>n + 1 + 2 * <i64>count + <i64>k > <i64>free) return false;
+  let groups = lists;
+  for (let c = 0, start = 0, g = 0; c < k; c++) {
+    const end = get(counts, c);
+    if (end - start >= 2) {
+      put(groups, 2 * g, start);
+      put(groups, 2 * g + 1, end - start);
+      g++;
+    }
+    start = end;
+  }
+  // Ranks in text order: the head of the group of the suffix's first name.
+  for (let i = 0; i < n; i++) {
+    const c = get(t, i);
+    put(rank, i, (c == 0 ? 0 : get(counts, c - 1)) + 1);
   }
   put(rank, n, 0);
-  if (<i64>grouped * DOUBLING_GROUPED_DEN > <i64>n * DOUBLING_GROUPED_NUM) return false;
-  // the next round's list, then a group's u64 (key << 32 | suffix) pairs
-  if (<i64>n + 1 + 2 * <i64>grouped + 2 * <i64>largest + 2 > <i64>free) return false;
   let next = groups + (<usize>grouped << 2);
   const pairs = (next + (<usize>grouped << 2) + 7) & ~(<usize>7);
+  const helped = mailbox != 0 && listsEnd + 4 * <i64>batch <= <i64>free;
+  if (helped) {
+    store<i32>(mailbox + MAIL_DOUBLING_PAIRS, <i32>(pairs + (<usize>batch << 3)));
+    store<i32>(mailbox + MAIL_DOUBLING_BATCH, batch);
+  }
 
   let budget = <i64>n * DOUBLING_WORK;
   for (let h = 1; count > 0; h <<= 1) {
+    let total = 0;
+    for (let g = 0; g < count; g++) total += get(groups, 2 * g + 1);
+    budget -= total;
+    if (budget < 0) return false;
+    const chunks = helped ? min(MAX_CHUNKS, total / DOUBLING_CHUNK) : 0;
     let written = 0;
-    for (let g = 0; g < count; g++) {
-      const s = get(groups, 2 * g);
-      const len = get(groups, 2 * g + 1);
-      budget -= len;
-      if (budget < 0) return false;
-      for (let x = 0; x < len; x++) {
-        const p = get(sa, s + x);
-        store<u64>(pairs + (<usize>x << 3), (<u64><u32>get(rank, p + h) << 32) | <u64><u32>p);
+    if (chunks >= 2) {
+      // Chunk c: the groups from the one where the suffixes before it reach c * total / chunks.
+      const starts = mailbox + MAIL_COUNTS;
+      for (let g = 0, c = 0, before = 0; c < chunks; before += get(groups, 2 * g++ + 1)) {
+        while (c < chunks && <i64>before >= (<i64>total * c) / chunks) put(starts, c++, g);
+        if (g == count) break;
       }
-      sortU64(pairs, 0, len);
-      for (let x = 0; x < len; x++) put(sa, s + x, <i32>load<u64>(pairs + (<usize>x << 3)));
-      // split into runs of equal keys: the first keeps the group's rank, the others rank by head
-      for (let r = 0; r < len;) {
-        const key = load<u64>(pairs + (<usize>r << 3)) >> 32;
-        let end = r + 1;
-        while (end < len && load<u64>(pairs + (<usize>end << 3)) >> 32 == key) end++;
-        if (r > 0) {
-          for (let x = r; x < end; x++) put(rank, get(sa, s + x), s + r + 1);
-        }
-        if (end - r >= 2) {
-          put(next, 2 * written, s + r);
-          put(next, 2 * written + 1, end - r);
-          written++;
-        }
-        r = end;
+      store<i32>(mailbox + MAIL_DOUBLING_GROUPS, <i32>groups);
+      store<i32>(mailbox + MAIL_DOUBLING_NEXT, <i32>next);
+      shareChunks(mailbox, COMMAND_DOUBLING_SORT, rank, h, sa, n, count, 0, chunks, pairs);
+      // The chunks' runs of two or more, into where each chunk writes its part of the next list.
+      const runs = starts + (<usize>MAX_CHUNKS << 2);
+      for (let c = 0; c < chunks; c++) {
+        const those = get(runs, c);
+        put(runs, c, written);
+        written += those;
+      }
+      shareChunks(mailbox, COMMAND_DOUBLING_SPLIT, rank, h, sa, n, count, 0, chunks, pairs);
+    } else {
+      // Alone, batch by batch: a batch's groups see the ranks that the batches before it refined.
+      for (let first = 0; first < count;) {
+        const end = batchEnd(groups, first, count, batch);
+        sortGroups(sa, rank, groups, first, end, h, pairs, batch);
+        written += splitGroups(sa, rank, groups, first, end, next, written);
+        first = end;
       }
     }
     const spent = groups;
@@ -527,6 +560,82 @@ function sortByDoubling(t: usize, sa: usize, n: i32, k: i32, work: usize, free: 
     count = written;
   }
   return true;
+}
+
+/** The end of the batch of groups from `first`: those whose suffixes fit in `batch` pairs (one at
+ * least). */
+@inline function batchEnd(groups: usize, first: i32, last: i32, batch: i32): i32 {
+  let end = first;
+  for (let total = 0; end < last && total + get(groups, 2 * end + 1) <= batch; end++) total += get(groups, 2 * end + 1);
+  return max(end, first + 1);
+}
+
+/** Sorts each of the groups [first, last) of the list by (rank[p + h], p), batch by batch in
+ * `pairs` (batch u64 slots, at least the largest group), and marks the first entry of each run
+ * of equal keys (RUN_HEAD). Returns how many of those runs have two or more suffixes. */
+function sortGroups(sa: usize, rank: usize, groups: usize, first: i32, last: i32, h: i32, pairs: usize, batch: i32): i32 {
+  let runs = 0;
+  while (first < last) {
+    const end = batchEnd(groups, first, last, batch);
+    for (let g = first, o = 0; g < end; g++) {
+      const s = get(groups, 2 * g);
+      const len = get(groups, 2 * g + 1);
+      for (let x = 0; x < len; x++) {
+        const p = get(sa, s + x);
+        store<u64>(pairs + (<usize>(o + x) << 3), (<u64><u32>get(rank, p + h) << 32) | <u64><u32>p);
+      }
+      o += len;
+    }
+    for (let g = first, o = 0; g < end; g++) {
+      const s = get(groups, 2 * g);
+      const len = get(groups, 2 * g + 1);
+      const group = pairs + (<usize>o << 3);
+      o += len;
+      sortU64(group, 0, len);
+      let key = load<u64>(group) >> 32;
+      let head = 0;
+      put(sa, s, <i32>load<u64>(group) | RUN_HEAD);
+      for (let x = 1; x < len; x++) {
+        const pair = load<u64>(group + (<usize>x << 3));
+        const fresh = pair >> 32 != key;
+        runs += <i32>(fresh & (x - head >= 2));
+        head = select<i32>(x, head, fresh);
+        key = pair >> 32;
+        put(sa, s + x, <i32>pair | select<i32>(RUN_HEAD, 0, fresh));
+      }
+      runs += <i32>(len - head >= 2);
+    }
+    first = end;
+  }
+  return runs;
+}
+
+/** Splits each of the sorted groups [first, last) at its run heads: clears the marks, ranks the
+ * suffixes of every run but the first by the run's head (the first keeps the group's rank), and
+ * writes the runs of two or more to the next list from entry `at`. Returns the runs written. */
+function splitGroups(sa: usize, rank: usize, groups: usize, first: i32, last: i32, next: usize, at: i32): i32 {
+  const from = at;
+  for (let g = first; g < last; g++) {
+    const s = get(groups, 2 * g);
+    const len = get(groups, 2 * g + 1);
+    let head = 0;
+    put(sa, s, get(sa, s) & ~RUN_HEAD);
+    for (let x = 1; x <= len; x++) {
+      const v = x < len ? get(sa, s + x) : RUN_HEAD;
+      if ((v & RUN_HEAD) != 0) {
+        if (x - head >= 2) {
+          put(next, 2 * at, s + head);
+          put(next, 2 * at + 1, x - head);
+          at++;
+        }
+        head = x;
+        if (x == len) break;
+        put(sa, s + x, v & ~RUN_HEAD);
+      }
+      if (head > 0) put(rank, v & ~RUN_HEAD, s + head + 1);
+    }
+  }
+  return at - from;
 }
 
 // ---- stage 1 in dense regions ------------------------------------------------------------------
@@ -1325,7 +1434,9 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 // split into independent chunks: counting and placing stage 1's LMS positions (byte levels), the
 // LMS substrings' lengths, marking where their names change (the text comparisons: random loads),
 // writing the names, and mapping the reduced suffix array back to text positions; on levels with
-// at least 2 * CHUNK_ENTRIES LMS positions (or positions, for the scans of the text). The
+// at least 2 * CHUNK_ENTRIES LMS positions (or positions, for the scans of the text). It also
+// sorts and splits a share of the groups of each doubling round of at least 2 * DOUBLING_CHUNK
+// grouped suffixes (sortByDoubling). The
 // induction scans stay sequential, but the helper loads their steps ahead of them (see
 // "prefetching a scan's steps"). The main thread posts a step to the mailbox; both threads
 // claim its chunks one at a time, and the main thread, out of chunks, waits only for chunks the
@@ -1358,7 +1469,12 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 @inline const MAIL_CLAIM: usize = 64; // own cache line: both threads hammer it
 @inline const MAIL_DONE: usize = 128;
 @inline const MAIL_COUNTS: usize = 192;
-@inline const MAIL_CACHE: usize = 768; // after 2 * MAX_CHUNKS counts
+/** A doubling round's group list, next list, the helper's pairs and their batch (sortByDoubling). */
+@inline const MAIL_DOUBLING_GROUPS: usize = 704; // after 2 * MAX_CHUNKS counts
+@inline const MAIL_DOUBLING_NEXT: usize = 708;
+@inline const MAIL_DOUBLING_PAIRS: usize = 712;
+@inline const MAIL_DOUBLING_BATCH: usize = 716;
+@inline const MAIL_CACHE: usize = 768;
 /** The byte text's LMS positions per text chunk, then per symbol, from stage 1 (textLmsSaved). */
 @inline const MAIL_TEXT_LMS: usize = MAIL_CACHE + 3 * NAME_BLOCK * 4;
 
@@ -1384,6 +1500,8 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 @inline const COMMAND_DENSE_COUNT: i32 = 8;
 @inline const COMMAND_PREFETCH: i32 = 9;
 @inline const COMMAND_LMS_POSITIONS: i32 = 10;
+@inline const COMMAND_DOUBLING_SORT: i32 = 11;
+@inline const COMMAND_DOUBLING_SPLIT: i32 = 12;
 
 /** The sign bit of an SA[0..m) entry marks an LMS substring that differs from its predecessor. */
 @inline const NEW_NAME: i32 = 0x80000000;
@@ -1490,6 +1608,18 @@ function runChunk(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize, n: 
   } else if (kind == COMMAND_LMS_POSITIONS) {
     const top = load<i32>(count + (<usize>MAX_CHUNKS << 2));
     lmsPositions<u8>(t, sa, from, to, load<i32>(count), top, top - get(mailbox + MAIL_TEXT_LMS, c), false, 0);
+  } else if (kind == COMMAND_DOUBLING_SORT || kind == COMMAND_DOUBLING_SPLIT) {
+    // t: the ranks; wide: h; m: the groups; counts: each chunk's first group, then its runs.
+    const first = load<i32>(count);
+    const last = c + 1 < chunks ? load<i32>(count + 4) : m;
+    const groups = <usize><u32>load<i32>(mailbox + MAIL_DOUBLING_GROUPS);
+    const runs = count + (<usize>MAX_CHUNKS << 2);
+    if (kind == COMMAND_DOUBLING_SORT) {
+      const pairs = cache == mailbox + MAIL_CACHE ? <usize><u32>load<i32>(mailbox + MAIL_DOUBLING_PAIRS) : cache;
+      store<i32>(runs, sortGroups(sa, t, groups, first, last, wide, pairs, load<i32>(mailbox + MAIL_DOUBLING_BATCH)));
+    } else {
+      splitGroups(sa, t, groups, first, last, <usize><u32>load<i32>(mailbox + MAIL_DOUBLING_NEXT), load<i32>(runs));
+    }
   } else if (kind == COMMAND_PREFETCH) {
     prefetchScan(t, sa, n, m, m + entries, wide, mailbox); // m: the scan's first slot; wide: flags
   }

@@ -232,8 +232,28 @@ describe("sais with a helper thread (2 and 3 threads)", () => {
     return t;
   }
 
+  /** 26 random letters in 64-byte pieces, 30% of them copies of earlier pieces: level 1's names
+   * are mostly unique but the copies stay grouped for a few rounds, so the helper shares the
+   * reduced string's doubling rounds (more than 2 * 2^13 grouped suffixes in each). */
+  function copiedPieces(n: number, seed: number): Uint8Array {
+    const r = rng(seed);
+    const piece = 64;
+    const t = new Uint8Array(n);
+    for (let i = 0; i < n; i += piece) {
+      const len = Math.min(piece, n - i);
+      if (i > 4 * piece && r() < 0.3) {
+        const from = Math.floor(r() * (i - piece));
+        t.copyWithin(i, from, from + len);
+      } else {
+        for (let x = 0; x < len; x++) t[i + x] = 97 + Math.floor(r() * 26);
+      }
+    }
+    return t;
+  }
+
   const inputs: Array<[string, () => Uint8Array]> = [
     ["random, 2 letters, 2 MB", () => randomText(2_000_000, 2, 901)],
+    ["30% copies of earlier 64-byte pieces, 600 KB", () => copiedPieces(600_000, 908)],
     ["random, 4 letters, 1.5 MB", () => randomText(1_500_000, 4, 902)],
     ["random, 26 letters, 1 MB", () => randomText(1_000_000, 26, 903)],
     ["random, 256 letters, 1 MB", () => randomText(1_000_000, 256, 904)],

@@ -10,8 +10,9 @@
 //
 // With two or more threads (and n >= HELPER_MIN_TEXT) the kernel runs on one worker and its
 // helper (asm/sais.ts saisHelper: it takes chunks of stage 1's LMS placement, of the naming and of
-// the mapping back and of stage 2's scan of the text, on every level long enough, and loads the
-// text ahead of the induction scans) on another; they share a mailbox of
+// the mapping back and of stage 2's scan of the text, on every level long enough, and of the
+// doubling rounds of reduced strings with mostly unique names, and loads the text ahead of the
+// induction scans) on another; they share a mailbox of
 // SAIS_HELPER_BYTES placed after the workspace, 64-byte aligned. The kernel never waits for a
 // helper that has not started, so the result is the same whether the helper runs at once, late or
 // never; the host posts the helper's exit itself too, should the kernel fail.

@@ -436,8 +436,9 @@ function sortLmsSubstringsByInduction<C>(t: usize, sa: usize, n: i32, fs: i32, k
 @inline const DOUBLING_NAMES_DEN: i64 = 4;
 /** Doubling gives up (and induced sorting takes over) when more than this share of the suffixes
  * share their first name, or when its rounds have sorted groups of this many times n suffixes in
- * all: long repeats (a text of two equal halves) take log n rounds over most of the suffixes. On
- * the corpus the first share is 0.04-0.73, the rounds' work 0.04-1.8 n. */
+ * all (a round shared with the helper counts half): long repeats (a text of two equal halves)
+ * take log n rounds over most of the suffixes. On the corpus the first share is 0.04-0.73, the
+ * rounds' work 0.04-1.8 n. */
 @inline const DOUBLING_GROUPED_NUM: i64 = 4;
 @inline const DOUBLING_GROUPED_DEN: i64 = 5;
 @inline const DOUBLING_WORK: i64 = 2;
@@ -523,9 +524,11 @@ function sortByDoubling(t: usize, sa: usize, n: i32, k: i32, work: usize, free: 
   for (let h = 1; count > 0; h <<= 1) {
     let total = 0;
     for (let g = 0; g < count; g++) total += get(groups, 2 * g + 1);
-    budget -= total;
-    if (budget < 0) return false;
     const chunks = helped ? min(MAX_CHUNKS, total / DOUBLING_CHUNK) : 0;
+    // A shared round costs each thread about half (its rounds refine less than a lone thread's
+    // batches do, so they sort more suffixes in all).
+    budget -= chunks >= 2 ? total >> 1 : total;
+    if (budget < 0) return false;
     let written = 0;
     if (chunks >= 2) {
       // Chunk c: the groups from the one where the suffixes before it reach c * total / chunks.

@@ -226,10 +226,14 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
   // Stage 2: sort the LMS suffixes through the reduced string s1 (names in text order).
   const reduced = sa + (<usize>(n + fs - m) << 2);
   {
+    // Without a branch (a third of the slots hold a name, at random): every slot is written to
+    // s1[j], and j moves on past a name. The write stays at or above the slot read (j moves at
+    // most as fast as i), as in the compaction with the branch; it stops once s1 is full.
     let j = m - 1;
-    for (let i = m + ((n - 1) >> 1); i >= m; i--) {
+    for (let i = m + ((n - 1) >> 1); i >= m && j >= 0; i--) {
       const name = get(sa, i);
-      if (name != 0) put(reduced, j--, name - 1);
+      put(reduced, j, name - 1);
+      j -= <i32>(name != 0);
     }
   }
   if (names < m) {

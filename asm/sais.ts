@@ -1443,9 +1443,8 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 // writing the names, and mapping the reduced suffix array back to text positions; on levels with
 // at least 2 * CHUNK_ENTRIES LMS positions (or positions, for the scans of the text). It also
 // sorts and splits a share of the groups of each doubling round of at least 2 * DOUBLING_CHUNK
-// grouped suffixes (sortByDoubling). The
-// induction scans stay sequential, but the helper loads their steps ahead of them (see
-// "prefetching a scan's steps"). The main thread posts a step to the mailbox; both threads
+// grouped suffixes (sortByDoubling). The induction scans stay sequential, but the helper loads
+// their steps ahead of them (see "prefetching a scan's steps"). The main thread posts a step to the mailbox; both threads
 // claim its chunks one at a time, and the main thread, out of chunks, waits only for chunks the
 // helper has claimed and is running. It never waits for a helper that has not started (or never
 // starts): it then does every chunk itself, so the result does not depend on the helper's timing.

@@ -479,8 +479,11 @@ function sortByDoubling(t: usize, sa: usize, n: i32, k: i32, work: usize, free: 
     store<i32>(at, j + 1);
     put(sa, j, i);
   }
-  // The groups of two or more, as (start, length) pairs: a group takes at most as many slots as
-  // it has suffixes, so a list never takes more than `grouped` slots.
+  // The groups of two or more, as (start, length) pairs, in the room below the bucket bounds: a
+  // group takes at most as many slots as it has suffixes, so a list never takes more than
+  // `grouped` slots.
+  let groups = lists;
+  const room = (free - k - (n + 1)) >> 1;
   let count = 0;
   let grouped = 0;
   let largest = 0;
@@ -488,6 +491,9 @@ function sortByDoubling(t: usize, sa: usize, n: i32, k: i32, work: usize, free: 
     const end = get(counts, c);
     const len = end - start;
     if (len >= 2) {
+      if (count == room) return false;
+      put(groups, 2 * count, start);
+      put(groups, 2 * count + 1, len);
       count++;
       grouped += len;
       largest = max(largest, len);
@@ -499,17 +505,6 @@ function sortByDoubling(t: usize, sa: usize, n: i32, k: i32, work: usize, free: 
   const batch = max(largest, min(DOUBLING_BATCH, grouped));
   const listsEnd = <i64>n + 1 + 2 * <i64>grouped + 2;
   if (listsEnd + 2 * <i64>batch > <i64>free) return false;
-  if (<i64>n + 1 + 2 * <i64>count + <i64>k > <i64>free) return false;
-  let groups = lists;
-  for (let c = 0, start = 0, g = 0; c < k; c++) {
-    const end = get(counts, c);
-    if (end - start >= 2) {
-      put(groups, 2 * g, start);
-      put(groups, 2 * g + 1, end - start);
-      g++;
-    }
-    start = end;
-  }
   // Ranks in text order: the head of the group of the suffix's first name.
   for (let i = 0; i < n; i++) {
     const c = get(t, i);
@@ -1444,10 +1439,11 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 // at least 2 * CHUNK_ENTRIES LMS positions (or positions, for the scans of the text). It also
 // sorts and splits a share of the groups of each doubling round of at least 2 * DOUBLING_CHUNK
 // grouped suffixes (sortByDoubling). The induction scans stay sequential, but the helper loads
-// their steps ahead of them (see "prefetching a scan's steps"). The main thread posts a step to the mailbox; both threads
-// claim its chunks one at a time, and the main thread, out of chunks, waits only for chunks the
-// helper has claimed and is running. It never waits for a helper that has not started (or never
-// starts): it then does every chunk itself, so the result does not depend on the helper's timing.
+// their steps ahead of them (see "prefetching a scan's steps"). The main thread posts a step to
+// the mailbox; both threads claim its chunks one at a time, and the main thread, out of chunks,
+// waits only for chunks the helper has claimed and is running. It never waits for a helper that
+// has not started (or never starts): it then does every chunk itself, so the result does not
+// depend on the helper's timing.
 //
 // Mailbox (bytes from `mailbox`; saisHelperReset zeroes its first MAIL_COUNTS before either kernel
 // starts):

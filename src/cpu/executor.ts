@@ -7,6 +7,7 @@ import { Worker } from "node:worker_threads";
 import { Piscina } from "piscina";
 import { SharedHeap } from "./memory.js";
 import { instantiate, wasmModule, type Kernels } from "./wasm.js";
+import { newBoard, TEAM_TASK, TeamBoard } from "./team.js";
 import { packagePath } from "../paths.js";
 import { usageError } from "../errors.js";
 
@@ -23,6 +24,12 @@ export interface Executor {
   map(kernel: string, calls: readonly KernelArgs[]): Promise<number[]>;
   /** Runs one long kernel call off the calling thread where there are workers (so it stays responsive). */
   runOne(kernel: string, args: KernelArgs): Promise<number>;
+  /**
+   * Runs `build` with the calling thread and the workers as one team (team.ts): map() hands its
+   * blocks out through shared memory, the calling thread takes blocks too, and map() holds the
+   * calling thread until the phase is done. For CPU builds; a GPU build keeps its thread free.
+   */
+  asTeam<T>(build: () => Promise<T>): Promise<T>;
   /** Starts the workers now (they start on the first parallel call otherwise). */
   start(): void;
   close(): Promise<void>;
@@ -63,15 +70,24 @@ export class SequentialExecutor implements Executor {
   async runOne(kernel: string, args: KernelArgs): Promise<number> {
     return call(this.kernels, kernel, args);
   }
+  asTeam<T>(build: () => Promise<T>): Promise<T> {
+    return build();
+  }
   start(): void {}
   async close(): Promise<void> {}
 }
 
-/** What a worker task carries: a kernel name and its arguments. */
+/** What a worker task carries: a kernel name and its arguments (TEAM_TASK: serve the team board). */
 export interface KernelTask {
   kernel: string;
   args: KernelArgs;
 }
+
+/**
+ * Microseconds a team worker spins for the next phase before it sleeps: waking a sleeping thread
+ * costs this VM 0.1-0.4 ms. No spinning when the threads outnumber the cores.
+ */
+const TEAM_SPIN_US = 300;
 
 /**
  * A piscina pool of `threads` workers, each holding an instance of the module on the heap's memory
@@ -83,18 +99,53 @@ export class PiscinaExecutor implements Executor {
   readonly kernels: Kernels;
   private readonly module: WebAssembly.Module;
   private pool: Piscina | undefined;
+  private readonly board: TeamBoard;
+  /** Whether a team build runs; its workers join at its first phase and leave for runOne. */
+  private teamBuild = false;
+  private members: Promise<unknown>[] | undefined;
   constructor(readonly heap: SharedHeap, readonly threads: number) {
     this.module = wasmModule();
     this.kernels = instantiate(heap.memory, this.module);
+    this.board = new TeamBoard(newBoard(), this.kernels);
   }
   async map(kernel: string, calls: readonly KernelArgs[]): Promise<number[]> {
     if (calls.length === 1) return [call(this.kernels, kernel, calls[0])];
+    if (this.teamBuild && this.board.fits(kernel, calls)) {
+      this.members ??= this.gatherTeam();
+      return this.board.map(kernel, calls);
+    }
     const pool = this.started();
     const results = await Promise.all(calls.map((args) => pool.run({ kernel, args } satisfies KernelTask)));
     return results.map((r: number) => r >>> 0);
   }
   async runOne(kernel: string, args: KernelArgs): Promise<number> {
+    await this.dismissTeam(); // SA-IS runs its kernel and its helper on two workers
     return ((await this.started().run({ kernel, args } satisfies KernelTask)) as number) >>> 0;
+  }
+  async asTeam<T>(build: () => Promise<T>): Promise<T> {
+    if (this.teamBuild) return build();
+    this.teamBuild = true;
+    try {
+      return await build();
+    } finally {
+      this.teamBuild = false;
+      await this.dismissTeam();
+    }
+  }
+  /** threads - 1 workers join the calling thread on the board (the pool has `threads`: one is left for runOne). */
+  private gatherTeam(): Promise<unknown>[] {
+    const pool = this.started();
+    this.board.open(this.threads <= availableParallelism() ? TEAM_SPIN_US : 0);
+    return Array.from({ length: this.threads - 1 }, () =>
+      pool.run({ kernel: TEAM_TASK, args: [] } satisfies KernelTask).catch((e: unknown) => e),
+    );
+  }
+  private async dismissTeam(): Promise<void> {
+    const members = this.members;
+    if (members === undefined) return;
+    this.members = undefined;
+    this.board.stop();
+    await Promise.all(members);
   }
   start(): void {
     this.started();
@@ -105,7 +156,7 @@ export class PiscinaExecutor implements Executor {
       minThreads: this.threads,
       maxThreads: this.threads,
       idleTimeout: Infinity,
-      workerData: { memory: this.heap.memory, module: this.module },
+      workerData: { memory: this.heap.memory, module: this.module, board: this.board.buffer },
       execArgv: workerExecArgv(),
     });
     return this.pool;

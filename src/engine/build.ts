@@ -6,7 +6,7 @@ import { SharedHeap, MAX_HEAP_BYTES } from "../cpu/memory.js";
 import type { Kernels } from "../cpu/wasm.js";
 import { createExecutor, defaultThreads, type Executor } from "../cpu/executor.js";
 import { failure, SufsortError, usageError, limitError } from "../errors.js";
-import { getSorter, listSorters, type DeviceSuffixArrayConsumer, type EngineKind, type Overlap, type SuffixSorter } from "./registry.js";
+import { getSorter, listSorters, type BuildContext, type DeviceSuffixArrayConsumer, type EngineKind, type Overlap, type SuffixSorter } from "./registry.js";
 import { describeRepeats, hasLongRepeats, planEngine, routeByRepeats, routeByText, traitsOf, wantsGpu, type EngineChoice, type EnginePlan, type TextTraits } from "./choice.js";
 import { longRepeatShare } from "./repeats.js";
 import { verifyInHeap, type Verdict } from "./verify.js";
@@ -157,7 +157,7 @@ export async function buildPlaced(placed: PlacedText, options: BuildOptions = {}
   let seconds: number;
   let overlap: Overlap | undefined;
   try {
-    handOver = await sorter.build({
+    const ctx: BuildContext = {
       heap,
       kernels,
       executor,
@@ -169,7 +169,9 @@ export async function buildPlaced(placed: PlacedText, options: BuildOptions = {}
       ...(options.consumeDeviceSuffixArray ? { consumeDeviceSuffixArray: options.consumeDeviceSuffixArray } : {}),
       onProgress: (f) => options.onProgress?.("sorting", f),
       onOverlap: (o) => (overlap = o),
-    });
+    };
+    // CPU sorters run as a team with the workers (cheaper phases); GPU ones keep this thread free.
+    handOver = await (sorter.engine === "cpu" ? executor.asTeam(() => sorter.build(ctx)) : sorter.build(ctx));
     seconds = (performance.now() - t0) / 1000;
   } finally {
     if (sorter.engine !== "cpu") gpu?.pool.canonicalize();

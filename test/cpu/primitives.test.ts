@@ -236,3 +236,52 @@ describe("the worker pool", () => {
     expect(child.stdout.trim()).toBe("60");
   });
 });
+
+// CPU builds run their phases as a team (src/cpu/team.ts): the calling thread and the workers take
+// blocks from a board in shared memory.
+describe.each([2, 3])("the team at %i threads", (threads) => {
+  const heap = new SharedHeap();
+  const exec = createExecutor(heap, threads);
+  executors.push(exec);
+  const bytes = heap.alloc(1 << 16);
+  const view = heap.u8(bytes, 1 << 16);
+  for (let i = 0; i < view.length; i++) view[i] = (i * 31 + 7) & 255;
+  const probeSum = (a: number, b: number) => view.subarray(a, b).reduce((s, x) => s + x, 0);
+
+  it("runs many phases, each block's result in its place, and the primitives on top of it", async () => {
+    const data = randomU32(N, 11, 1 << 24);
+    const keys = heap.alloc(4 * N);
+    const vals = heap.alloc(4 * N);
+    const tmpKeys = heap.alloc(4 * N);
+    const tmpVals = heap.alloc(4 * N);
+    await exec.asTeam(async () => {
+      for (let phase = 0; phase < 300; phase++) {
+        const calls = Array.from({ length: 1 + (phase % 9) }, (_, k) => [bytes + 97 * k, 50 + phase + k]);
+        const want = calls.map((_, k) => probeSum(97 * k, 97 * k + 50 + phase + k));
+        expect(await exec.map("probe", calls)).toEqual(want);
+      }
+      heap.u32(keys, N).set(data);
+      heap.u32(vals, N).set(Uint32Array.from({ length: N }, (_, i) => i));
+      await radixSort(exec, { keys, vals, tmpKeys, tmpVals, keyBytes: 4 }, 0, N, 0, 24);
+      // two phases at once (Promise.all) take their turns on the board
+      const [a, b] = await Promise.all([exec.map("probe", [[bytes, 10], [bytes + 10, 10]]), exec.map("probe", [[bytes, 20], [bytes + 20, 20]])]);
+      expect([a, b]).toEqual([[probeSum(0, 10), probeSum(10, 20)], [probeSum(0, 20), probeSum(20, 40)]]);
+    });
+    const order = Array.from({ length: N }, (_, i) => i).sort((x, y) => data[x] - data[y] || x - y);
+    expect(Array.from(heap.u32(vals, N))).toEqual(order);
+  });
+
+  it("reports a block that fails, then goes on; runOne and phases of more blocks than the board holds still work", async () => {
+    await exec.asTeam(async () => {
+      const bad = [[bytes, 8], [0xffffff00, 4096], [bytes, 8]];
+      await expect(exec.map("probe", bad)).rejects.toThrow(/sufsort: kernel probe: .*out of bounds/);
+      expect(await exec.map("probe", [[bytes, 8], [bytes + 8, 8]])).toEqual([probeSum(0, 8), probeSum(8, 16)]);
+      expect(await exec.runOne("probe", [bytes, 100])).toBe(probeSum(0, 100));
+      const many = Array.from({ length: 1500 }, (_, k) => [bytes + k, 3]);
+      expect(await exec.map("probe", many)).toEqual(many.map((_, k) => probeSum(k, k + 3)));
+      expect(await exec.map("probe", [[bytes, 5], [bytes + 5, 5]])).toEqual([probeSum(0, 5), probeSum(5, 10)]);
+    });
+    // after the build the pool runs tasks as before
+    expect(await exec.map("probe", [[bytes, 6], [bytes + 6, 6]])).toEqual([probeSum(0, 6), probeSum(6, 12)]);
+  });
+});

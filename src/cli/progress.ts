@@ -1,6 +1,7 @@
 // A progress line on stderr, shown only when stderr is a terminal and the work takes a while. It
-// redraws itself a few times a second (long kernels run on worker threads, so the main thread is
-// free): phases that report no fraction show a moving marker and the elapsed time.
+// redraws itself a few times a second while the main thread is free (SA-IS's kernel and the GPU's
+// waits leave it free; range and skew run their phases on it too, so their line moves at each
+// reported fraction): phases that report no fraction show a moving marker and the elapsed time.
 const SHOW_AFTER_MS = 500;
 const REDRAW_MS = 200;
 const WIDTH = 30;

@@ -7,7 +7,7 @@ import { Worker } from "node:worker_threads";
 import { Piscina } from "piscina";
 import { SharedHeap } from "./memory.js";
 import { instantiate, wasmModule, type Kernels } from "./wasm.js";
-import { newBoard, TEAM_TASK, TeamBoard } from "./team.js";
+import { newBoard, TEAM_SLOTS, TEAM_TASK, TeamBoard } from "./team.js";
 import { packagePath } from "../paths.js";
 import { usageError } from "../errors.js";
 
@@ -112,8 +112,11 @@ export class PiscinaExecutor implements Executor {
     if (calls.length === 1) return [call(this.kernels, kernel, calls[0])];
     if (this.teamBuild && this.board.fits(kernel, calls)) {
       this.members ??= this.gatherTeam();
-      return this.board.map(kernel, calls);
+      const results: number[] = [];
+      for (let k = 0; k < calls.length; k += TEAM_SLOTS) results.push(...this.board.map(kernel, calls.slice(k, k + TEAM_SLOTS)));
+      return results;
     }
+    await this.dismissTeam(); // the whole pool takes a phase the board cannot
     const pool = this.started();
     const results = await Promise.all(calls.map((args) => pool.run({ kernel, args } satisfies KernelTask)));
     return results.map((r: number) => r >>> 0);

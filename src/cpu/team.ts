@@ -16,7 +16,7 @@ const STOP = 4;
 const FAILED = 5;
 const SPIN_US = 6;
 const HEADER = 16;
-/** Most blocks in one phase (larger phases go through piscina) and most arguments of a block. */
+/** Most blocks on the board at once (a larger phase goes in pieces) and most arguments of a block. */
 export const TEAM_SLOTS = 1024;
 export const TEAM_MAX_ARGS = 22;
 const SLOT_WORDS = 2 + TEAM_MAX_ARGS; // kernel id, argument count, arguments
@@ -93,9 +93,9 @@ export class TeamBoard {
     this.names.forEach((k, i) => this.ids.set(k, i));
   }
 
-  /** Whether a phase of these blocks fits the board. */
+  /** Whether the board can take blocks of this phase (at most TEAM_SLOTS at a time). */
   fits(kernel: string, calls: readonly KernelArgs[]): boolean {
-    return this.ids.has(kernel) && calls.length <= TEAM_SLOTS && calls.every((a) => a.length <= TEAM_MAX_ARGS);
+    return this.ids.has(kernel) && calls.every((a) => a.length <= TEAM_MAX_ARGS);
   }
 
   /** Opens the board for workers that spin `spinUs` microseconds before they sleep. */
@@ -109,7 +109,7 @@ export class TeamBoard {
     Atomics.store(b, STOP, 0);
   }
 
-  /** Runs one phase with whoever of the team is there; returns the blocks' u32 results in order. */
+  /** Runs one phase of at most TEAM_SLOTS blocks with whoever of the team is there; returns the blocks' u32 results in order. */
   map(kernel: string, calls: readonly KernelArgs[]): number[] {
     const b = this.board;
     const id = this.ids.get(kernel)!;

@@ -7,6 +7,7 @@ import { SharedHeap } from "../../src/cpu/memory.js";
 import { createExecutor, workerExecArgv, type Executor } from "../../src/cpu/executor.js";
 import { MIN_PARALLEL, copy, gather, mergeU32, pack, radixSort, scan, scatter } from "../../src/cpu/primitives.js";
 import { packagePath } from "../../src/paths.js";
+import { TEAM_MAX_ARGS } from "../../src/cpu/team.js";
 import { rng } from "../support/inputs.js";
 
 const N = 3 * MIN_PARALLEL + 1234; // several blocks at 2 and 3 threads
@@ -271,7 +272,7 @@ describe.each([2, 3])("the team at %i threads", (threads) => {
     expect(Array.from(heap.u32(vals, N))).toEqual(order);
   });
 
-  it("reports a block that fails, then goes on; runOne and phases of more blocks than the board holds still work", async () => {
+  it("reports a block that fails, then goes on; runOne, phases of more blocks than the board holds and blocks of too many arguments still work", async () => {
     await exec.asTeam(async () => {
       const bad = [[bytes, 8], [0xffffff00, 4096], [bytes, 8]];
       await expect(exec.map("probe", bad)).rejects.toThrow(/sufsort: kernel probe: .*out of bounds/);
@@ -280,6 +281,10 @@ describe.each([2, 3])("the team at %i threads", (threads) => {
       const many = Array.from({ length: 1500 }, (_, k) => [bytes + k, 3]);
       expect(await exec.map("probe", many)).toEqual(many.map((_, k) => probeSum(k, k + 3)));
       expect(await exec.map("probe", [[bytes, 5], [bytes + 5, 5]])).toEqual([probeSum(0, 5), probeSum(5, 10)]);
+      // blocks with more arguments than a board slot holds go to the whole pool (the extra ones are ignored)
+      const long = [0, 1].map((k) => [bytes + 7 * k, 7, ...new Array<number>(TEAM_MAX_ARGS).fill(0)]);
+      expect(await exec.map("probe", long)).toEqual([probeSum(0, 7), probeSum(7, 14)]);
+      expect(await exec.map("probe", [[bytes, 4], [bytes + 4, 4]])).toEqual([probeSum(0, 4), probeSum(4, 8)]);
     });
     // after the build the pool runs tasks as before
     expect(await exec.map("probe", [[bytes, 6], [bytes + 6, 6]])).toEqual([probeSum(0, 6), probeSum(6, 12)]);

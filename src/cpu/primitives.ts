@@ -65,28 +65,13 @@ export interface Pairs {
 export type BlockCall = [kernel: string, args: (a: number, b: number, row: number) => KernelArgs];
 
 /**
- * Blocks of a counting pass: several per thread, so that a thread slowed down (another tenant on
- * its core) leaves blocks to the others instead of holding up the phase; but no more count-table
- * entries than COUNTING_TABLE_MAX, which the calling thread turns into offsets alone. 2-core
- * machine, range at 2 threads, 1 / 4 / 8 blocks per thread alternated in one engine, median of 9,
- * ms, busy hours: dickens 622 / 582 / 559, mr 542 / 482 / 482, osdb 609 / 611 / 605, DNA 64 MiB
- * 1236 / 1232 / 1246; 1 / 4: dickens 509 / 480, mr 550 / 523, x-ray 208 / 202, ecoli 111 / 107.
- */
-const COUNTING_BLOCKS_PER_THREAD = 4;
-const COUNTING_TABLE_MAX = 1 << 20;
-function countingBlocks(threads: number, bits: number): number {
-  if (threads === 1) return 1;
-  return Math.max(threads, Math.min(threads * COUNTING_BLOCKS_PER_THREAD, Math.floor(COUNTING_TABLE_MAX / 2 ** bits)));
-}
-
-/**
  * One stable counting pass over [lo, hi) by a digit of `bits` bits, in blocks: `count` fills each
  * block's row (2^bits u32) with its digit counts, the rows become write offsets (digit-major,
  * block-minor), and `scatter` moves each block to its row's offsets. Returns the bucket starts:
  * 2^bits + 1 positions (the last is hi).
  */
 export async function countingPass(exec: Executor, lo: number, hi: number, bits: number, count: BlockCall, scatter: BlockCall): Promise<Uint32Array> {
-  const parts = blocks(lo, hi, countingBlocks(exec.threads, bits));
+  const parts = blocks(lo, hi, exec.threads);
   const heap = exec.heap;
   const mark = heap.used;
   const rowBytes = (1 << bits) * 4;

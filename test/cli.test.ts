@@ -195,6 +195,12 @@ describe("sufsort build", () => {
     expect(r.code).toBe(1);
     expectOneLineError(r.stderr, /is a directory/);
     expect(existsSync(join(dir, "x.sa"))).toBe(false);
+    // without -o too: the message names the directory, not the missing output name
+    for (const command of ["build", "bwt", "unbwt", "lcp", "index"]) {
+      const plain = sufsort(command, dir);
+      expect(plain.code).toBe(1);
+      expectOneLineError(plain.stderr, /is a directory, not a file/);
+    }
   });
 
   it("fails with exit 1 when the output directory is missing", () => {

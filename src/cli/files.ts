@@ -133,8 +133,13 @@ export function readInput(path: string, most?: number): Uint8Array {
 export function defaultOutput(input: string, suffix: string, replaced = ""): string {
   let regular = !isStdin(input);
   try {
-    if (regular) regular = statSync(input).isFile();
-  } catch {
+    if (regular) {
+      const st = statSync(input);
+      if (st.isDirectory()) throw failure(`'${input}' is a directory, not a file`);
+      regular = st.isFile();
+    }
+  } catch (e) {
+    if (e instanceof Error && e.name === "SufsortError") throw e;
     // a missing input fails with its own message when it is opened
   }
   if (!regular) throw usageError(`'${input}' is not a regular file: name the output with -o`);

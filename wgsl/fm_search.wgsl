@@ -8,6 +8,13 @@
 //           whose output slots [starts[p], starts[p+1]) hold i; LF-walks back to a sampled row
 //           (fewer than K steps) and writes sample + steps.
 //
+// Both go at most step_budget steps per dispatch, and the host dispatches them again until the
+// longest pattern (the K steps) is done: Mesa's llvmpipe (the software adapter) ends every loop
+// of an invocation once it has run about 65,000 iterations in all, silently, so an unbounded walk
+// returned a wrong row there. Between dispatches, count keeps [sp, ep) in ranges (the next step's
+// position follows from step_from), and locate keeps the row in positions and the steps taken in
+// walked (WALK_DONE once positions holds the answer).
+//
 // rank(c, i) = occurrences of code c in L[0, i), the $ (stored as code 0 at the primary row) left out:
 // the count word of i's block plus the matching bytes from the block's start up to i, or, in the
 // upper half of a full block, the next block's count word minus the matches from i to its end.
@@ -25,12 +32,16 @@ struct Params {
   bytes_at: u32,     // word offset of a block's codes within the block
   sample_rate: u32,
   patterns: u32,     // patterns of the whole batch (bounds the search over starts)
+  step_from: u32,    // steps every invocation took in the dispatches before this one
+  step_budget: u32,  // most steps of one invocation in this dispatch
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> index: array<u32>;
 @group(0) @binding(2) var<storage, read> patterns: array<u32>;
 @group(0) @binding(3) var<storage, read> spans: array<u32>;
+// locate
+@group(0) @binding(3) var<storage, read_write> walked: array<u32>;
 @group(0) @binding(4) var<storage, read_write> ranges: array<u32>;
 @group(0) @binding(5) var<storage, read> starts: array<u32>;
 @group(0) @binding(6) var<storage, read_write> positions: array<u32>;
@@ -39,6 +50,7 @@ struct Params {
 // CODES_AT (codeOf: u32[256]) and BOUNDS_AT (C: u32[sigma + 1]), word offsets in the image, are
 // prepended by the host (src/gpu/apps/fm-search.ts).
 const ABSENT: u32 = 0xffffffffu;
+const WALK_DONE: u32 = 0x80000000u;
 
 fn pattern_byte(j: u32) -> u32 {
   return (patterns[j >> 2u] >> ((j & 3u) * 8u)) & 0xffu;
@@ -99,11 +111,23 @@ fn count(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: 
   }
   let p = params.first_item + e;
   let begin = spans[2u * p];
-  var pos = spans[2u * p + 1u];
-  let b = 1u << params.block_shift;
+  let end = spans[2u * p + 1u];
+  if (params.step_from >= end - begin) {
+    return; // done in an earlier dispatch
+  }
   var sp = 0u;
   var ep = params.n + 1u;
-  while (pos > begin) {
+  if (params.step_from > 0u) {
+    sp = ranges[2u * p];
+    ep = ranges[2u * p + 1u];
+    if (sp >= ep) {
+      return; // absent
+    }
+  }
+  var pos = end - params.step_from;
+  let stop = select(begin, pos - params.step_budget, pos - begin > params.step_budget);
+  let b = 1u << params.block_shift;
+  while (pos > stop) {
     pos -= 1u;
     let c = index[CODES_AT + pattern_byte(pos)];
     if (c == ABSENT) {
@@ -159,10 +183,20 @@ fn locate(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid:
     return;
   }
   let slot = params.first_item + e;
-  let p = pattern_of(slot);
-  var r = ranges[2u * p] + (slot - starts[p]);
+  var r = 0u;
+  var steps = params.step_from;
+  if (steps == 0u) {
+    let p = pattern_of(slot);
+    r = ranges[2u * p] + (slot - starts[p]);
+  } else {
+    if ((walked[e] & WALK_DONE) != 0u) {
+      return;
+    }
+    r = positions[e];
+  }
   let mask = (1u << params.block_shift) - 1u;
-  for (var steps = 0u; steps < params.sample_rate; steps++) {
+  let stop = min(params.sample_rate, steps + params.step_budget);
+  for (; steps < stop; steps++) {
     let blk = block_of(r);
     let j = r & mask;
     let marks = blk + params.marks_at;
@@ -173,12 +207,19 @@ fn locate(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid:
       }
       k += countOneBits(index[marks + (j >> 5u)] & ((1u << (j & 31u)) - 1u));
       positions[e] = index[params.samples_at + k] + steps;
+      walked[e] = WALK_DONE;
       return;
     }
     let c = (index[blk + params.bytes_at + (j >> 2u)] >> ((j & 3u) * 8u)) & 0xffu;
     r = index[BOUNDS_AT + c] + rank(c, r);
   }
+  if (steps < params.sample_rate) {
+    positions[e] = r; // the walk goes on in the next dispatch
+    walked[e] = steps;
+    return;
+  }
   // No sample within K - 1 steps: a damaged index (loaded images are checked, so never expected).
   atomicStore(&status, 1u);
   positions[e] = 0u;
+  walked[e] = WALK_DONE;
 }

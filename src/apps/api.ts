@@ -155,7 +155,7 @@ export class FMIndex extends PatternSearch {
 
   /** Counts (and with `locate`, positions of) many patterns at once. */
   async search(patterns: Text[], options: SearchOptions = {}): Promise<SearchResult[]> {
-    const bytes = checkSearch(patterns, options, this.length);
+    const bytes = checkSearch(patterns, options);
     return this.image.search(bytes, { locate: options.locate, limit: options.limit });
   }
 
@@ -210,9 +210,9 @@ export class GpuFMIndex extends PatternSearch {
   }
 
   async search(patterns: Text[], options: SearchOptions = {}): Promise<SearchResult[]> {
-    const bytes = checkSearch(patterns, options, this.length);
+    const bytes = checkSearch(patterns, options);
     const settings = { locate: options.locate, limit: options.limit };
-    return searchPatterns(bytes, settings, (packed, spans) => this.device.searchPacked(packed, spans, settings));
+    return searchPatterns(bytes, this.length, settings, (packed, spans) => this.device.searchPacked(packed, spans, settings));
   }
 
   /** Frees the image on the device, and the device when this index opened it. */
@@ -222,21 +222,20 @@ export class GpuFMIndex extends PatternSearch {
   }
 }
 
-function checkSearch(patterns: Text[], options: SearchOptions, n: number): Uint8Array[] {
+function checkSearch(patterns: Text[], options: SearchOptions): Uint8Array[] {
   if (!Array.isArray(patterns)) throw usageError("patterns must be an array");
   const bytes = patterns.map((p, i) => toBytes(p, `pattern ${i}`));
-  checkPatterns(bytes, n);
+  checkPatterns(bytes);
   if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 0)) {
     throw usageError(`limit must be a non-negative integer (got ${options.limit})`);
   }
   return bytes;
 }
 
-/** Patterns must be non-empty and no longer than the text (usage errors naming the pattern). */
-export function checkPatterns(patterns: Uint8Array[], n: number, name = (i: number) => `pattern ${i + 1}`): void {
+/** Patterns must be non-empty (a usage error naming the pattern); one longer than the text counts 0. */
+export function checkPatterns(patterns: Uint8Array[], name = (i: number) => `pattern ${i + 1}`): void {
   patterns.forEach((p, i) => {
     if (p.length === 0) throw usageError(`${name(i)} is empty`);
-    if (p.length > n) throw usageError(`${name(i)} is ${p.length} bytes, longer than the indexed text (${n} bytes)`);
   });
 }
 

@@ -20,6 +20,7 @@ import { readU32 } from "../../src/gpu/kernels.js";
 import { SequentialExecutor } from "../../src/cpu/executor.js";
 import { SharedHeap } from "../../src/cpu/memory.js";
 import { gpuIt, testGpuMode, withTune } from "./support.js";
+import { stepsPerDispatch } from "../../src/gpu/apps/fm-search.js";
 
 /** The stored BWT (n bytes) and primary index of `text` by `algo`, through the one BWT path. */
 async function bwtBy(algo: string, text: Uint8Array, gpu?: GpuContext): Promise<{ bwt: Uint8Array; primary: number; result: BwtInHeap }> {
@@ -223,6 +224,40 @@ describe("FM-index on the GPU", () => {
     }
   }, 120_000);
 
+  // Walks of thousands of steps: the software adapter ends an invocation's loops after about 65,000
+  // iterations in all, so the kernels go a bounded number of steps per dispatch (fm-search.ts).
+  gpuIt("long walks: patterns of thousands of bytes, and sample rates of thousands", async (gpu) => {
+    for (const [sigma, n, sampleRate] of [[3, 12_000, 8], [200, 12_000, 8], [4, 40_000, 5000]] as const) {
+      const text = randomText(n, sigma, 11 + sigma);
+      const index = await FMIndex.build(text, { sampleRate });
+      const onGpu = await index.onGpu({ gpuContext: gpu });
+      try {
+        expect(stepsPerDispatch(1 << 10)).toBeLessThan(2000); // so that these walks take several
+        const patterns = [9000, 4000, 2500, 700, 30].flatMap((length) => [text.slice(7, 7 + length), text.slice(n - length)]);
+        patterns.push(Uint8Array.from(text.slice(100, 3100), (c, i) => (i === 2900 ? (c + 1) % sigma : c))); // absent, 100 steps in
+        const want = await index.search(patterns, { locate: true });
+        expect(want[0].count).toBe(1);
+        expect(Array.from(want[0].positions!)).toEqual([7]);
+        expect(want[want.length - 1].count).toBe(0);
+        const got = await onGpu.search(patterns, { locate: true });
+        got.forEach((x, i) => {
+          const what = `sigma ${sigma}, K ${sampleRate}, pattern ${i} (length ${patterns[i].length})`;
+          expect(x.count, what).toBe(want[i].count);
+          expect(Array.from(x.positions!), what).toEqual(Array.from(want[i].positions!));
+        });
+        // the walks of hundreds of rows, up to K - 1 steps each
+        const w = sigma > 100 ? 1 : 3;
+        const short = [text.slice(0, w), text.slice(1, 1 + w)];
+        const all = await onGpu.search(short, { locate: true });
+        const cpu = await index.search(short, { locate: true });
+        expect(cpu[0].count).toBeGreaterThan(40);
+        expect(all.map((x) => Array.from(x.positions!))).toEqual(cpu.map((x) => Array.from(x.positions!)));
+      } finally {
+        onGpu.release();
+      }
+    }
+  }, 120_000);
+
   gpuIt("count, locate with a limit, single patterns, and the CPU's errors", async (gpu) => {
     const text = randomText(4000, 3, 5);
     const index = await FMIndex.build(text, { sampleRate: 8 });
@@ -237,10 +272,18 @@ describe("FM-index on the GPU", () => {
       }
       expect(await onGpu.count("z")).toBe(0);
       expect(await onGpu.search([])).toEqual([]);
-      for (const bad of [[""], [text, new Uint8Array(4001)]]) {
+      for (const bad of [[""], [text, new Uint8Array(0)]]) {
         await expect(onGpu.search(bad)).rejects.toThrow(SufsortError);
         await expect(index.search(bad)).rejects.toThrow(SufsortError);
       }
+      // patterns longer than the text are found nowhere, and the others around them as alone
+      const mixed = [new Uint8Array(4001), p, text, new Uint8Array(5000).fill(1), text.slice(7, 9), new Uint8Array(4002)];
+      const want = await index.search(mixed, { locate: true });
+      expect([0, 2, 3, 5].map((i) => want[i].count)).toEqual([0, 1, 0, 0]);
+      expect(want[1].count).toBe(await index.count(p));
+      expect(await onGpu.search(mixed, { locate: true })).toEqual(want);
+      expect((await onGpu.search(mixed)).map((x) => x.count)).toEqual(want.map((x) => x.count));
+      expect(await onGpu.search([new Uint8Array(4001)], { locate: true })).toEqual([{ count: 0, positions: new Uint32Array(0) }]);
       await expect(onGpu.search(["a"], { locate: true, limit: -1 })).rejects.toThrow(/limit must be/);
     } finally {
       onGpu.release();

@@ -1,7 +1,7 @@
 // sufsort search IDX PATTERN... [--count] [--locate [--limit M]] [--patterns-file F] [--engine E] [--gpu MODE]
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
-import { FMIndexImage } from "../../apps/fmindex.js";
+import { FMIndexImage, missingLongPatterns } from "../../apps/fmindex.js";
 import { SharedHeap } from "../../cpu/memory.js";
 import { createExecutor, defaultThreads } from "../../cpu/executor.js";
 import { usageError } from "../../errors.js";
@@ -21,8 +21,8 @@ in input order, the pattern's bytes as given:
   --count (default)  PATTERN<TAB>COUNT
   --locate           PATTERN<TAB>COUNT<TAB>POSITIONS: 0-based start positions, ascending, separated
                      by spaces (with --limit M: at most M of them, those first in suffix order)
-Patterns must be non-empty and no longer than the indexed text. Put -- before patterns that begin
-with '-'.
+Patterns must be non-empty; one longer than the indexed text occurs nowhere (count 0). Put -- before
+patterns that begin with '-'.
 
 Options:
   --count              print the number of occurrences (default)
@@ -79,7 +79,6 @@ Options:
     for (let i = 0; i < m; i++) {
       const length = spans[2 * i + 1] - spans[2 * i];
       if (length === 0) throw usageError(`${nameOf(i)} is empty`);
-      if (length > n) throw usageError(`${nameOf(i)} is ${length} bytes, longer than the indexed text (${n} bytes)`);
     }
 
     const gpu = engine === "cpu" ? null : await acquireGpu({ mode: gpuMode, required: engine === "gpu" });
@@ -88,14 +87,14 @@ Options:
       await executor.close();
       const onDevice = new DeviceFMIndex(gpu, index);
       try {
-        found = await onDevice.searchPacked(bytes, spans, { locate, limit });
+        found = await missingLongPatterns(n, locate, (b, s) => onDevice.searchPacked(b, s, { locate, limit }))(bytes, spans);
       } finally {
         onDevice.release();
         gpu.release();
       }
     } else {
       gpu?.release();
-      found = await index.searchPacked(bytes, spans, { locate, limit }).finally(() => executor.close());
+      found = await missingLongPatterns(n, locate, (b, s) => index.searchPacked(b, s, { locate, limit }))(bytes, spans).finally(() => executor.close());
     }
     const out = new LineWriter();
     for (let i = 0; i < m; i++) {

@@ -17,6 +17,19 @@ import { checkBinding, GpuBatch, pipeline, readU32, upload, WORKGROUP_SIZE, writ
 /** Patterns per count dispatch, and output slots per locate dispatch (bounds the buffers of one step). */
 const PATTERNS_PER_DISPATCH = 1 << 22;
 const SLOTS_PER_DISPATCH = 1 << 24;
+/**
+ * Loop iterations an invocation may run per dispatch: the software adapter (Mesa's llvmpipe) ends
+ * an invocation's loops silently after about 65,000 iterations in all (measured: an outer loop of
+ * 10,000 around an inner one of 10 stopped at 54,613). Half of that, for margin.
+ */
+const LOOP_BUDGET = 1 << 15;
+
+/** Steps of a count or locate walk per dispatch: a step runs at most two rank loops of b / 8 + 1
+ * words each (b = rows per block), a few loop entries besides. */
+export function stepsPerDispatch(blockRows: number): number {
+  return Math.max(1, Math.floor(LOOP_BUDGET / (blockRows / 4 + 6)));
+}
+
 /** Word offsets of the image's fixed tables, compiled into the shader. */
 const TABLES = { CODES_AT: CODES_OFFSET / 4, BOUNDS_AT: BOUNDS_OFFSET / 4 };
 
@@ -24,6 +37,8 @@ const TABLES = { CODES_AT: CODES_OFFSET / 4, BOUNDS_AT: BOUNDS_OFFSET / 4 };
 export class DeviceFMIndex {
   private image: GPUBuffer | undefined;
   private readonly fields: number[];
+  /** Steps of one walk per dispatch (stepsPerDispatch). */
+  private readonly stepBudget: number;
 
   /** Uploads `index`'s image to `gpu` (the caller keeps owning the device). */
   constructor(readonly gpu: GpuContext, readonly index: FMIndexImage) {
@@ -35,6 +50,7 @@ export class DeviceFMIndex {
     writeInto(gpu, this.image, 0, words);
     // Params after (count, first): see the Params struct in wgsl/fm_search.wgsl.
     this.fields = [L.n, L.primary, Math.log2(L.blockRows), L.blockBytes / 4, L.blocksOffset / 4, L.samplesOffset / 4, L.marksAt / 4, L.bytesAt / 4, L.sampleRate];
+    this.stepBudget = stepsPerDispatch(L.blockRows);
   }
 
   /** Bytes of the image on the device. */
@@ -49,8 +65,8 @@ export class DeviceFMIndex {
   }
 
   /**
-   * Pattern i is bytes[spans[2i], spans[2i+1]) (non-empty, no longer than the text: the caller
-   * checks). Same results as FMIndexImage.searchPacked.
+   * Pattern i is bytes[spans[2i], spans[2i+1]) (non-empty: the caller checks). Same results as
+   * FMIndexImage.searchPacked.
    */
   async searchPacked(bytes: Uint8Array, spans: Uint32Array, options: { locate?: boolean; limit?: number } = {}): Promise<PackedResults> {
     const image = this.image;
@@ -73,10 +89,15 @@ export class DeviceFMIndex {
       held.push(rangeBuffer);
       const batch = new GpuBatch(gpu, "FM count");
       const countPipe = pipeline(gpu, { file: "fm_search.wgsl", entry: "count", constants: TABLES });
-      for (let first = 0; first < m; first += PATTERNS_PER_DISPATCH) {
-        const count = Math.min(PATTERNS_PER_DISPATCH, m - first);
-        const bindings = [image, exact(patternBuffer, 4 * packed.length), exact(spanBuffer, 8 * m), exact(rangeBuffer, 8 * m)];
-        batch.dispatch(countPipe, [count, first, ...this.fields, m], bindings, Math.ceil(count / WORKGROUP_SIZE));
+      let longest = 0;
+      for (let p = 0; p < m; p++) longest = Math.max(longest, spans[2 * p + 1] - spans[2 * p]);
+      const bindings = [image, exact(patternBuffer, 4 * packed.length), exact(spanBuffer, 8 * m), exact(rangeBuffer, 8 * m)];
+      // Dispatches of one batch see each other's writes: a round takes up where the last stopped.
+      for (let stepFrom = 0; stepFrom < longest; stepFrom += this.stepBudget) {
+        for (let first = 0; first < m; first += PATTERNS_PER_DISPATCH) {
+          const count = Math.min(PATTERNS_PER_DISPATCH, m - first);
+          batch.dispatch(countPipe, [count, first, ...this.fields, m, stepFrom, this.stepBudget], bindings, Math.ceil(count / WORKGROUP_SIZE));
+        }
       }
       batch.submit();
       const ranges = await readU32(gpu, rangeBuffer, 2 * m);
@@ -104,6 +125,7 @@ export class DeviceFMIndex {
       const startBuffer = upload(gpu, positionStarts, "FM position starts");
       const chunk = Math.min(total, SLOTS_PER_DISPATCH);
       const out = gpu.pool.acquire(4 * chunk, undefined, "FM positions");
+      const walked = gpu.pool.acquire(4 * chunk, undefined, "FM locate walks");
       const status = gpu.pool.acquire(4, undefined, "FM locate status");
       try {
         const locatePipe = pipeline(gpu, { file: "fm_search.wgsl", entry: "locate", constants: TABLES });
@@ -113,13 +135,16 @@ export class DeviceFMIndex {
         for (let first = 0; first < total; first += chunk) {
           const count = Math.min(chunk, total - first);
           const batch = new GpuBatch(gpu, "FM locate");
-          batch.dispatch(locatePipe, [count, first, ...this.fields, m], [image, undefined, undefined, exact(rangeBuffer, 8 * m), exact(startBuffer, 4 * (m + 1)), out, status], Math.ceil(count / WORKGROUP_SIZE));
+          const bindings = [image, undefined, exact(walked, 4 * count), exact(rangeBuffer, 8 * m), exact(startBuffer, 4 * (m + 1)), out, status];
+          for (let stepFrom = 0; stepFrom < this.index.layout.sampleRate; stepFrom += this.stepBudget) {
+            batch.dispatch(locatePipe, [count, first, ...this.fields, m, stepFrom, this.stepBudget], bindings, Math.ceil(count / WORKGROUP_SIZE));
+          }
           batch.submit();
           positions.set(await readU32(gpu, out, count), first);
         }
         if ((await readU32(gpu, status, 1))[0] !== 0) throw failure("the FM-index is damaged (a locate walk found no sample)");
       } finally {
-        for (const buffer of [startBuffer, out, status]) gpu.pool.release(buffer);
+        for (const buffer of [startBuffer, out, walked, status]) gpu.pool.release(buffer);
         gpu.pool.afterSubmit();
       }
     }

@@ -212,7 +212,7 @@ export class GpuFMIndex extends PatternSearch {
   async search(patterns: Text[], options: SearchOptions = {}): Promise<SearchResult[]> {
     const bytes = checkSearch(patterns, options);
     const settings = { locate: options.locate, limit: options.limit };
-    return searchPatterns(bytes, this.length, settings, (packed, spans) => this.device.searchPacked(packed, spans, settings));
+    return searchPatterns(bytes, settings, (packed, spans) => this.device.searchPacked(packed, spans, settings));
   }
 
   /** Frees the image on the device, and the device when this index opened it. */
@@ -232,7 +232,8 @@ function checkSearch(patterns: Text[], options: SearchOptions): Uint8Array[] {
   return bytes;
 }
 
-/** Patterns must be non-empty (a usage error naming the pattern); one longer than the text counts 0. */
+/** Patterns must be non-empty (a usage error naming the pattern). One longer than the text needs no
+ * check: its backward search runs out of rows within n + 1 steps, so it counts 0. */
 export function checkPatterns(patterns: Uint8Array[], name = (i: number) => `pattern ${i + 1}`): void {
   patterns.forEach((p, i) => {
     if (p.length === 0) throw usageError(`${name(i)} is empty`);

@@ -261,53 +261,16 @@ export function packPatterns(patterns: Uint8Array[]): { bytes: Uint8Array; spans
   return { bytes, spans };
 }
 
-/** A packed batch search (the CPU's or the GPU's searchPacked with its options bound). */
-export type PackedSearch = (bytes: Uint8Array, spans: Uint32Array) => Promise<PackedResults>;
-
-/**
- * `searchPacked` for the patterns of at most n bytes (the indexed text's length); the longer ones
- * occur nowhere, so they are answered here (an empty range, no positions) and never reach it.
- */
-export function missingLongPatterns(n: number, locate: boolean, searchPacked: PackedSearch): PackedSearch {
-  return async (bytes, spans) => {
-    const m = spans.length / 2;
-    const kept: number[] = [];
-    for (let i = 0; i < m; i++) if (spans[2 * i + 1] - spans[2 * i] <= n) kept.push(i);
-    if (kept.length === m) return searchPacked(bytes, spans);
-    const some = new Uint32Array(2 * kept.length);
-    kept.forEach((i, j) => {
-      some[2 * j] = spans[2 * i];
-      some[2 * j + 1] = spans[2 * i + 1];
-    });
-    const found: PackedResults = kept.length > 0
-      ? await searchPacked(bytes, some)
-      : { ranges: new Uint32Array(0), ...(locate ? { positions: new Uint32Array(0), positionStarts: new Uint32Array(1) } : {}) };
-    const ranges = new Uint32Array(2 * m);
-    const positionStarts = found.positionStarts ? new Uint32Array(m + 1) : undefined;
-    let j = 0;
-    for (let i = 0; i < m; i++) {
-      if (j < kept.length && kept[j] === i) {
-        ranges[2 * i] = found.ranges[2 * j];
-        ranges[2 * i + 1] = found.ranges[2 * j + 1];
-        j++;
-      }
-      // the kept patterns' positions stay in order: pattern i's end is the end of the last kept one
-      if (positionStarts) positionStarts[i + 1] = found.positionStarts![j];
-    }
-    return { ranges, ...(found.positions ? { positions: found.positions, positionStarts } : {}) };
-  };
-}
-
 /**
  * Packs patterns (packPatterns), runs `searchPacked` (the CPU's or the GPU's) on them, and splits
- * the results per pattern. Patterns longer than the text (n bytes) count 0 (missingLongPatterns).
+ * the results per pattern.
  */
 export async function searchPatterns(
-  patterns: Uint8Array[], n: number, options: { locate?: boolean },
-  searchPacked: PackedSearch,
+  patterns: Uint8Array[], options: { locate?: boolean },
+  searchPacked: (bytes: Uint8Array, spans: Uint32Array) => Promise<PackedResults>,
 ): Promise<SearchResult[]> {
   const { bytes, spans } = packPatterns(patterns);
-  const found = await missingLongPatterns(n, options.locate === true, searchPacked)(bytes, spans);
+  const found = await searchPacked(bytes, spans);
   return patterns.map((_, i) => {
     const count = found.ranges[2 * i + 1] - found.ranges[2 * i];
     if (!options.locate || found.positions === undefined) return { count };
@@ -375,7 +338,7 @@ export class FMIndexImage {
 
   /** Count (and optionally locate) each pattern; patterns must be non-empty (the caller checks). */
   async search(patterns: Uint8Array[], options: { locate?: boolean; limit?: number } = {}): Promise<SearchResult[]> {
-    return searchPatterns(patterns, this.layout.n, options, (bytes, spans) => this.searchPacked(bytes, spans, options));
+    return searchPatterns(patterns, options, (bytes, spans) => this.searchPacked(bytes, spans, options));
   }
 
   /**

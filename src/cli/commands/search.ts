@@ -1,7 +1,7 @@
 // sufsort search IDX PATTERN... [--count] [--locate [--limit M]] [--patterns-file F] [--engine E] [--gpu MODE]
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
-import { FMIndexImage, missingLongPatterns } from "../../apps/fmindex.js";
+import { FMIndexImage } from "../../apps/fmindex.js";
 import { SharedHeap } from "../../cpu/memory.js";
 import { createExecutor, defaultThreads } from "../../cpu/executor.js";
 import { usageError } from "../../errors.js";
@@ -75,7 +75,6 @@ Options:
     const executor = createExecutor(heap, threads);
     const index = FMIndexImage.checked(heap, executor.kernels, ptr, indexPath);
     index.useExecutor(executor);
-    const n = index.layout.n;
     for (let i = 0; i < m; i++) {
       const length = spans[2 * i + 1] - spans[2 * i];
       if (length === 0) throw usageError(`${nameOf(i)} is empty`);
@@ -87,14 +86,14 @@ Options:
       await executor.close();
       const onDevice = new DeviceFMIndex(gpu, index);
       try {
-        found = await missingLongPatterns(n, locate, (b, s) => onDevice.searchPacked(b, s, { locate, limit }))(bytes, spans);
+        found = await onDevice.searchPacked(bytes, spans, { locate, limit });
       } finally {
         onDevice.release();
         gpu.release();
       }
     } else {
       gpu?.release();
-      found = await missingLongPatterns(n, locate, (b, s) => index.searchPacked(b, s, { locate, limit }))(bytes, spans).finally(() => executor.close());
+      found = await index.searchPacked(bytes, spans, { locate, limit }).finally(() => executor.close());
     }
     const out = new LineWriter();
     for (let i = 0; i < m; i++) {

@@ -89,8 +89,10 @@ export class DeviceFMIndex {
       held.push(rangeBuffer);
       const batch = new GpuBatch(gpu, "FM count");
       const countPipe = pipeline(gpu, { file: "fm_search.wgsl", entry: "count", constants: TABLES });
+      // No search runs more than n + 1 steps: a pattern longer than the text runs out of rows by then.
       let longest = 0;
       for (let p = 0; p < m; p++) longest = Math.max(longest, spans[2 * p + 1] - spans[2 * p]);
+      longest = Math.min(longest, this.index.layout.n + 1);
       const bindings = [image, exact(patternBuffer, 4 * packed.length), exact(spanBuffer, 8 * m), exact(rangeBuffer, 8 * m)];
       // Dispatches of one batch see each other's writes: a round takes up where the last stopped.
       for (let stepFrom = 0; stepFrom < longest; stepFrom += this.stepBudget) {

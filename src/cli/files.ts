@@ -5,7 +5,7 @@
 import { accessSync, closeSync, constants, fstatSync, openSync, readSync, realpathSync, renameSync, rmSync, statSync, writeSync, fsyncSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { ExitCode, failure, usageError } from "../errors.js";
+import { ExitCode, failure, usageError, type SufsortError } from "../errors.js";
 import { MAX_INPUT_BYTES, placeText, type PlacedText } from "../engine/build.js";
 import type { SuffixSorter } from "../engine/registry.js";
 
@@ -30,6 +30,11 @@ export interface InputFile {
  * (a Node parent's pipe). */
 const isStdin = (path: string) => path === "-" || path === "/dev/stdin";
 
+/** The error for a directory named where a file is read. */
+function directoryFailure(path: string): SufsortError {
+  return failure(`'${path}' is a directory, not a file`);
+}
+
 /** Opens an input for reading, with clear errors; a stream longer than `most` bytes is refused. */
 export function openInput(path: string, most = STREAM_MOST): InputFile {
   let fd: number;
@@ -43,7 +48,7 @@ export function openInput(path: string, most = STREAM_MOST): InputFile {
   };
   try {
     const st = fstatSync(fd);
-    if (st.isDirectory()) throw failure(`'${path}' is a directory, not a file`);
+    if (st.isDirectory()) throw directoryFailure(path);
     // the standard input is read from where it stands (a shell may have read part of it already)
     if (st.isFile() && st.size > 0 && fd !== 0) {
       return { size: st.size, read: (into, at = 0) => readInto(fd, into, path, at), close: () => release(fd) };
@@ -99,7 +104,7 @@ export function checkInput(path: string): void {
   } catch (e) {
     throw failure(`cannot read '${path}': ${reason(e)}`);
   }
-  if (statSync(path).isDirectory()) throw failure(`'${path}' is a directory, not a file`);
+  if (statSync(path).isDirectory()) throw directoryFailure(path);
 }
 
 /** Reads exactly `into.length` bytes from fd at file offset `at` (in chunks: reads are capped at 2 GiB). */
@@ -135,7 +140,7 @@ export function defaultOutput(input: string, suffix: string, replaced = ""): str
   try {
     if (regular) {
       const st = statSync(input);
-      if (st.isDirectory()) throw failure(`'${input}' is a directory, not a file`);
+      if (st.isDirectory()) throw directoryFailure(input);
       regular = st.isFile();
     }
   } catch (e) {

@@ -12,8 +12,8 @@
 // longest pattern (the K steps) is done: Mesa's llvmpipe (the software adapter) ends every loop
 // of an invocation once it has run about 65,000 iterations in all, silently, so an unbounded walk
 // returned a wrong row there. Between dispatches, count keeps [sp, ep) in ranges (the next step's
-// position follows from step_from), and locate keeps the row in positions and the steps taken in
-// walked (WALK_DONE once positions holds the answer).
+// position follows from step_from), and locate keeps the row in positions (the steps taken are
+// step_from) and whether positions already holds the answer in walk_done (1).
 //
 // rank(c, i) = occurrences of code c in L[0, i), the $ (stored as code 0 at the primary row) left out:
 // the count word of i's block plus the matching bytes from the block's start up to i, or, in the
@@ -41,7 +41,7 @@ struct Params {
 @group(0) @binding(2) var<storage, read> patterns: array<u32>;
 @group(0) @binding(3) var<storage, read> spans: array<u32>;
 // locate
-@group(0) @binding(3) var<storage, read_write> walked: array<u32>;
+@group(0) @binding(3) var<storage, read_write> walk_done: array<u32>;
 @group(0) @binding(4) var<storage, read_write> ranges: array<u32>;
 @group(0) @binding(5) var<storage, read> starts: array<u32>;
 @group(0) @binding(6) var<storage, read_write> positions: array<u32>;
@@ -50,7 +50,6 @@ struct Params {
 // CODES_AT (codeOf: u32[256]) and BOUNDS_AT (C: u32[sigma + 1]), word offsets in the image, are
 // prepended by the host (src/gpu/apps/fm-search.ts).
 const ABSENT: u32 = 0xffffffffu;
-const WALK_DONE: u32 = 0x80000000u;
 
 fn pattern_byte(j: u32) -> u32 {
   return (patterns[j >> 2u] >> ((j & 3u) * 8u)) & 0xffu;
@@ -189,7 +188,7 @@ fn locate(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid:
     let p = pattern_of(slot);
     r = ranges[2u * p] + (slot - starts[p]);
   } else {
-    if ((walked[e] & WALK_DONE) != 0u) {
+    if (walk_done[e] != 0u) {
       return;
     }
     r = positions[e];
@@ -207,7 +206,7 @@ fn locate(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid:
       }
       k += countOneBits(index[marks + (j >> 5u)] & ((1u << (j & 31u)) - 1u));
       positions[e] = index[params.samples_at + k] + steps;
-      walked[e] = WALK_DONE;
+      walk_done[e] = 1u;
       return;
     }
     let c = (index[blk + params.bytes_at + (j >> 2u)] >> ((j & 3u) * 8u)) & 0xffu;
@@ -215,11 +214,11 @@ fn locate(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid:
   }
   if (steps < params.sample_rate) {
     positions[e] = r; // the walk goes on in the next dispatch
-    walked[e] = steps;
+    walk_done[e] = 0u;
     return;
   }
   // No sample within K - 1 steps: a damaged index (loaded images are checked, so never expected).
   atomicStore(&status, 1u);
   positions[e] = 0u;
-  walked[e] = WALK_DONE;
+  walk_done[e] = 1u;
 }

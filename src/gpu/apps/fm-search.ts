@@ -127,7 +127,7 @@ export class DeviceFMIndex {
       const startBuffer = upload(gpu, positionStarts, "FM position starts");
       const chunk = Math.min(total, SLOTS_PER_DISPATCH);
       const out = gpu.pool.acquire(4 * chunk, undefined, "FM positions");
-      const walked = gpu.pool.acquire(4 * chunk, undefined, "FM locate walks");
+      const walkDone = gpu.pool.acquire(4 * chunk, undefined, "FM locate walks done");
       const status = gpu.pool.acquire(4, undefined, "FM locate status");
       try {
         const locatePipe = pipeline(gpu, { file: "fm_search.wgsl", entry: "locate", constants: TABLES });
@@ -137,7 +137,7 @@ export class DeviceFMIndex {
         for (let first = 0; first < total; first += chunk) {
           const count = Math.min(chunk, total - first);
           const batch = new GpuBatch(gpu, "FM locate");
-          const bindings = [image, undefined, exact(walked, 4 * count), exact(rangeBuffer, 8 * m), exact(startBuffer, 4 * (m + 1)), out, status];
+          const bindings = [image, undefined, exact(walkDone, 4 * count), exact(rangeBuffer, 8 * m), exact(startBuffer, 4 * (m + 1)), out, status];
           for (let stepFrom = 0; stepFrom < this.index.layout.sampleRate; stepFrom += this.stepBudget) {
             batch.dispatch(locatePipe, [count, first, ...this.fields, m, stepFrom, this.stepBudget], bindings, Math.ceil(count / WORKGROUP_SIZE));
           }
@@ -146,7 +146,7 @@ export class DeviceFMIndex {
         }
         if ((await readU32(gpu, status, 1))[0] !== 0) throw failure("the FM-index is damaged (a locate walk found no sample)");
       } finally {
-        for (const buffer of [startBuffer, out, walked, status]) gpu.pool.release(buffer);
+        for (const buffer of [startBuffer, out, walkDone, status]) gpu.pool.release(buffer);
         gpu.pool.afterSubmit();
       }
     }

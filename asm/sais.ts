@@ -28,7 +28,9 @@
 //             naming is a pass of its own (lengths, then text comparisons: the naming cache).
 //   stage 2   reduced string s1 (m names) in SA[n + fs - m .. n + fs); SA1 in SA[0..m); the
 //             recursion's workspace is the free region between them, SA[m .. n + fs - m), so its
-//             buckets sit right below s1.
+//             buckets sit right below s1. With at most 2^16 names (and too few for doubling) s1
+//             is packed to u16 in the upper half of its slots, and the workspace grows by the
+//             lower half: the next level's random reads of s1 then touch half as many lines.
 //   stage 3   LMS counts per symbol in SA[m .. m + k) while s1 is mapped back to positions, then
 //             buckets recounted from t (s1 overwrote them), sorted LMS suffixes moved to their
 //             bucket ends, induced sorting fills in the rest.
@@ -59,6 +61,9 @@ export const NEEDS_WORKSPACE: i32 = -1;
 
 /** LMS substrings per block of the two-pass naming (cache: 3 slots each). */
 @inline const NAME_BLOCK: i32 = 1024;
+
+/** Reduced strings of at most this many names are stored as u16 (see stage 2 of saisLevel). */
+@inline const U16_NAMES: i32 = 1 << 16;
 
 /** Entries per block of the two-pass induction scans (see induceFinalBlocked); the block's cache
  * of steps (stepAt) lives at the start of the workspace when it fits. */
@@ -95,9 +100,16 @@ export function sais(textPtr: usize, saPtr: usize, n: i32, fs: i32, mailbox: usi
 // c << 1 | that bit (c < 2^30 there). q >= 1; for q = 1 the unused T[-1] must be readable.
 @inline function stepAt<C>(t: usize, q: i32, sScan: bool): u32 {
   if (sizeof<C>() == 1) return <u32>load<u16>(t + <usize>(q - 2));
-  const pair = load<u64>(t + (<usize>(q - 2) << 2));
-  const c = <u32>(pair >> 32);
-  const before = <u32>pair;
+  let c: u32, before: u32;
+  if (sizeof<C>() == 2) {
+    const pair = load<u32>(t + (<usize>(q - 2) << 1));
+    c = pair >> 16;
+    before = pair & 0xffff;
+  } else {
+    const pair = load<u64>(t + (<usize>(q - 2) << 2));
+    c = <u32>(pair >> 32);
+    before = <u32>pair;
+  }
   return (c << 1) | <u32>(sScan ? before > c : before >= c);
 }
 
@@ -236,7 +248,15 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
       j -= <i32>(name != 0);
     }
   }
-  if (names < m) {
+  if (names < m && names <= U16_NAMES && <i64>names * DOUBLING_NAMES_DEN < <i64>m * DOUBLING_NAMES_NUM) {
+    // Few names (and no doubling below): s1 as u16, in the upper half of its slots, so that the
+    // next level's random reads of it touch half the memory; the lower half joins the workspace.
+    const half = m >> 1;
+    const reduced16 = reduced + (<usize>half << 2);
+    for (let j = m - 1; j >= 0; j--) store<u16>(reduced16 + (<usize>j << 1), <u16>get(reduced, j));
+    const status = saisLevel<u16>(reduced16, sa, m, n + fs - 2 * m + half, names, mailbox);
+    if (status != 0) return status;
+  } else if (names < m) {
     const status = saisLevel<i32>(reduced, sa, m, n + fs - 2 * m, names, mailbox);
     if (status != 0) return status;
   } else {
@@ -1253,7 +1273,7 @@ function startPrefetch<C>(mailbox: usize, t: usize, sa: usize, n: i32, from: i32
   atomic.store<i32>(mailbox + MAIL_SCAN_WINDOW, 0);
   atomic.store<i32>(mailbox + MAIL_HELPER_WINDOW, 0);
   atomic.store<i32>(mailbox + MAIL_RING, <i32>ring);
-  const flags = (<i32>down) | (<i32>dense << 1) | (<i32>(sizeof<C>() != 1) << 2);
+  const flags = (<i32>down) | (<i32>dense << 1) | (<i32>(sizeof<C>() == 4) << 2) | (<i32>(sizeof<C>() == 2) << 3);
   postCommand(mailbox, COMMAND_PREFETCH, t, flags, sa, n, from, to - from, 1);
 }
 
@@ -1293,6 +1313,8 @@ function finishPrefetch(mailbox: usize): void {
 function prefetchScan(t: usize, sa: usize, n: i32, from: i32, to: i32, flags: i32, mailbox: usize): void {
   if ((flags & 4) != 0) {
     prefetchWindows<i32>(t, sa, n, from, to, (flags & 1) != 0, (flags & 2) != 0, mailbox);
+  } else if ((flags & 8) != 0) {
+    prefetchWindows<u16>(t, sa, n, from, to, (flags & 1) != 0, (flags & 2) != 0, mailbox);
   } else {
     prefetchWindows<u8>(t, sa, n, from, to, (flags & 1) != 0, (flags & 2) != 0, mailbox);
   }
@@ -1596,13 +1618,18 @@ function runChunk(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize, n: 
   } else if (kind == COMMAND_LENGTHS) {
     const toIsS = load<i32>(count);
     const nextLms = load<i32>(count + (<usize>MAX_CHUNKS << 2));
-    if (wide != 0) {
+    if (wide == 1) {
       lmsLengthsChunk<i32>(t, sa, n, m, from, to, toIsS, nextLms);
+    } else if (wide == 2) {
+      lmsLengthsChunk<u16>(t, sa, n, m, from, to, toIsS, nextLms);
     } else {
       lmsLengthsChunk<u8>(t, sa, n, m, from, to, toIsS, nextLms);
     }
   } else if (kind == COMMAND_MARK_NAMES) {
-    store<i32>(count, wide != 0 ? markNewNames<i32>(t, sa, n, m, from, to, cache) : markNewNames<u8>(t, sa, n, m, from, to, cache));
+    const marked = wide == 1
+      ? markNewNames<i32>(t, sa, n, m, from, to, cache)
+      : wide == 2 ? markNewNames<u16>(t, sa, n, m, from, to, cache) : markNewNames<u8>(t, sa, n, m, from, to, cache);
+    store<i32>(count, marked);
   } else if (kind == COMMAND_WRITE_NAMES) {
     writeNames(sa, m, from, to, load<i32>(count));
   } else if (kind == COMMAND_MAP_RANKS) {
@@ -1734,7 +1761,7 @@ function lmsChunk(t: usize, sa: usize, from: i32, to: i32, toIsS: i32, tables: u
 /** nameLmsSubstrings with the helper: lengths, then the changes of name marked by chunks, then the
  * names written by chunks, each chunk starting from the count of names before it. */
 function nameLmsSubstringsShared<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize, mailbox: usize, chunks: i32): i32 {
-  const wide = sizeof<C>() == 1 ? 0 : 1;
+  const wide = sizeof<C>() == 1 ? 0 : sizeof<C>() == 4 ? 1 : 2;
   const textChunks = chunksFor(n - 1);
   if (textChunks != 0) {
     memory.fill(sa + (<usize>m << 2), 0, <usize>(n - m) << 2);

@@ -31,6 +31,28 @@ function expectSuffixArray(got: ArrayLike<number>, want: ArrayLike<number>, what
   expect(at, `${what}: first difference at ${at} (got ${got[at]}, want ${want[at]})`).toBe(-1);
 }
 
+/** `distinct` different LMS substrings [1, a, b, c, 255, 1] (2 <= a <= b <= c <= 254: no LMS
+ * position inside), each `copies` times in random order: level 1 then has distinct + 1 names
+ * (the last substring runs into the sentinel) over copies * distinct positions. */
+function distinctLmsSubstrings(distinct: number, copies: number, seed: number): Uint8Array {
+  const triples: number[][] = [];
+  for (let a = 2; a < 255 && triples.length < distinct; a++) {
+    for (let b = a; b < 255 && triples.length < distinct; b++) {
+      for (let c = b; c < 255 && triples.length < distinct; c++) triples.push([a, b, c]);
+    }
+  }
+  const order: number[] = [];
+  for (let copy = 0; copy < copies; copy++) for (let i = 0; i < distinct; i++) order.push(i);
+  const r = rng(seed);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(r() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  const t = new Uint8Array(order.length * 5);
+  order.forEach((x, i) => t.set([255, 1, ...triples[x]], i * 5));
+  return t;
+}
+
 /** Every position r (0-based) is LMS when T alternates random low bytes with 255: m ~ n/2 and
  * ~65 000 distinct LMS substrings, so level 1's buckets need a large workspace. */
 function alternatingHigh(n: number, seed: number): Uint8Array {
@@ -267,6 +289,17 @@ describe("sais with a helper thread (2 and 3 threads)", () => {
     const want = saisWasm(t).sa.slice();
     expect(verifySuffixArrayOf(t, want), name).toEqual({ ok: true });
     for (const threads of [1, 2, 3]) expectSuffixArray(await build(threads, t), want, `${name}, ${threads} threads`);
+  });
+
+  // Reduced strings of at most 2^16 names are stored as u16 (asm/sais.ts, stage 2). Here level 1
+  // has exactly 65,535, 65,536 and 65,537 names: the widest u16 level and the first i32 one.
+  it.each([65_534, 65_535, 65_536])("level 1 of %i + 1 names: the u16 limit at 1, 2 and 3 threads", async (distinct) => {
+    const t = distinctLmsSubstrings(distinct, 5, distinct);
+    const want = saisWasm(t).sa.slice();
+    expect(verifySuffixArrayOf(t, want)).toEqual({ ok: true });
+    expectSuffixArray(saisWasm(t, 512).sa, want, "wasm fs 512");
+    expectSuffixArray(suffixArrayLarge(t), want, "TypeScript port");
+    for (const threads of [2, 3]) expectSuffixArray(await build(threads, t), want, `${threads} threads`);
   });
 
   it("is deterministic: the same SA on every run", async () => {

@@ -1347,12 +1347,25 @@ function prefetchScan(t: usize, sa: usize, n: i32, from: i32, to: i32, flags: i3
     const steps = ringSteps(ring, w);
     const start = windowStart(from, to, w, down);
     const end = windowEnd(from, to, w, down);
-    for (let i = start; i < end; i++) {
-      const v = get(sa, i);
-      const step = stepAt<C>(t, stepPosition(v, n, dense), down);
-      store<u64>(steps + (<usize>(i - start) << 3), (<u64><u32>v << 32) | <u64>step);
+    // One loop per (dense, down), their flags constants in it: a short loop keeps more of its
+    // loads in flight (the scan's own loadSteps is as short).
+    if (dense) {
+      if (down) ringFill<C>(t, sa, n, steps, start, end, true, true);
+      else ringFill<C>(t, sa, n, steps, start, end, true, false);
+    } else {
+      if (down) ringFill<C>(t, sa, n, steps, start, end, false, true);
+      else ringFill<C>(t, sa, n, steps, start, end, false, false);
     }
     atomic.store<i32>(ringTag(ring, w), w + 1);
+  }
+}
+
+/** The entries of SA[start..end) and their steps, as u64 (entry << 32 | step), into a ring window. */
+@inline function ringFill<C>(t: usize, sa: usize, n: i32, steps: usize, start: i32, end: i32, dense: bool, sScan: bool): void {
+  for (let i = start; i < end; i++) {
+    const v = get(sa, i);
+    const step = stepAt<C>(t, stepPosition(v, n, dense), sScan);
+    store<u64>(steps + (<usize>(i - start) << 3), (<u64><u32>v << 32) | <u64>step);
   }
 }
 

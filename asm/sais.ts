@@ -97,7 +97,7 @@ export function sais(textPtr: usize, saPtr: usize, n: i32, fs: i32, mailbox: usi
 // An induction step from entry q needs c = T[q-1] and whether T[q-2] lies above it (L scans:
 // T[q-2] >= c, S scans: T[q-2] > c). A step value holds both in 32 bits: for byte texts the pair
 // (T[q-2], T[q-1]) as one u16 load gives it (the compare is cheap later); for reduced strings
-// c << 1 | that bit (c < 2^30 there). q >= 1; for q = 1 the unused T[-1] must be readable.
+// (u16 or i32 symbols, both loaded in one load) c << 1 | that bit (c < 2^30 there). q >= 1; for q = 1 the unused T[-1] must be readable.
 @inline function stepAt<C>(t: usize, q: i32, sScan: bool): u32 {
   if (sizeof<C>() == 1) return <u32>load<u16>(t + <usize>(q - 2));
   let c: u32, before: u32;
@@ -1309,7 +1309,7 @@ function finishPrefetch(mailbox: usize): void {
 /** The helper's part of a scan: its windows (those not a multiple of SCAN_SHARE) ahead of the
  * scan, at most RING_WINDOWS - 1 ahead, then the scan's ones in that reach; their entries and
  * steps go into the ring. It skips to the scan's window whenever the scan passed it, and returns
- * once the scan is over. flags: down, dense, reduced string (bits 0, 1, 2). */
+ * once the scan is over. flags: down, dense, i32 symbols, u16 symbols (bits 0-3; neither: bytes). */
 function prefetchScan(t: usize, sa: usize, n: i32, from: i32, to: i32, flags: i32, mailbox: usize): void {
   if ((flags & 4) != 0) {
     prefetchWindows<i32>(t, sa, n, from, to, (flags & 1) != 0, (flags & 2) != 0, mailbox);
@@ -1484,7 +1484,8 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 // starts):
 //   SEQ     the step's number, odd while the main thread writes a step (a seqlock: the helper
 //           reads the step's fields, then SEQ again, and retries when it changed);
-//   fields  KIND, TEXT, WIDE, SA, N, M, and the step's ENTRIES cut into CHUNKS;
+//   fields  KIND, TEXT, WIDE (the text's symbols: 0 bytes, 1 i32, 2 u16; a step's own value for
+//           the prefetch and doubling steps), SA, N, M, and the step's ENTRIES cut into CHUNKS;
 //   CLAIM   i64: the step's number << 32 | the next unclaimed chunk (the helper claims with a
 //           compare-exchange, so it never claims a chunk of a later step);
 //   DONE    chunks finished; COUNTS: two i32 per chunk (new names, then the names before it; or

@@ -97,7 +97,8 @@ export function sais(textPtr: usize, saPtr: usize, n: i32, fs: i32, mailbox: usi
 // An induction step from entry q needs c = T[q-1] and whether T[q-2] lies above it (L scans:
 // T[q-2] >= c, S scans: T[q-2] > c). A step value holds both in 32 bits: for byte texts the pair
 // (T[q-2], T[q-1]) as one u16 load gives it (the compare is cheap later); for reduced strings
-// (u16 or i32 symbols, both loaded in one load) c << 1 | that bit (c < 2^30 there). q >= 1; for q = 1 the unused T[-1] must be readable.
+// (u16 or i32 symbols, the pair in one load) c << 1 | that bit (c < 2^30 there). q >= 1; for
+// q = 1 the unused T[-1] must be readable.
 @inline function stepAt<C>(t: usize, q: i32, sScan: bool): u32 {
   if (sizeof<C>() == 1) return <u32>load<u16>(t + <usize>(q - 2));
   let c: u32, before: u32;
@@ -205,7 +206,7 @@ function bucketBounds<C>(t: usize, n: i32, counts: usize, buckets: usize, k: i32
 // ---- one level of SA-IS ------------------------------------------------------------------------
 
 function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usize): i32 {
-  if (sizeof<C>() == 4 && <i64>k * DOUBLING_NAMES_DEN >= <i64>n * DOUBLING_NAMES_NUM && fs > n + k) {
+  if (sizeof<C>() == 4 && mostlyUnique(k, n) && fs > n + k) {
     if (sortByDoubling(t, sa, n, k, sa + (<usize>n << 2), fs, mailbox)) return 0;
   }
   if (fs < k) return NEEDS_WORKSPACE;
@@ -248,7 +249,7 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
       j -= <i32>(name != 0);
     }
   }
-  if (names < m && names <= U16_NAMES && <i64>names * DOUBLING_NAMES_DEN < <i64>m * DOUBLING_NAMES_NUM) {
+  if (names < m && names <= U16_NAMES && !mostlyUnique(names, m)) {
     // Few names (and no doubling below): s1 as u16, in the upper half of its slots, so that the
     // next level's random reads of it touch half the memory; the lower half joins the workspace.
     const half = m >> 1;
@@ -458,6 +459,11 @@ function sortLmsSubstringsByInduction<C>(t: usize, sa: usize, n: i32, fs: i32, k
 /** Reduced strings with at least this share of distinct names, k / n, are sorted by doubling. */
 @inline const DOUBLING_NAMES_NUM: i64 = 1;
 @inline const DOUBLING_NAMES_DEN: i64 = 4;
+
+/** Whether a reduced string of n symbols over k names is one for doubling (see above). */
+@inline function mostlyUnique(k: i32, n: i32): bool {
+  return <i64>k * DOUBLING_NAMES_DEN >= <i64>n * DOUBLING_NAMES_NUM;
+}
 /** Doubling gives up (and induced sorting takes over) when more than this share of the suffixes
  * share their first name, or when its rounds have sorted groups of this many times n suffixes in
  * all (a round shared with the helper counts half): long repeats (a text of two equal halves)

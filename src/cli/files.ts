@@ -2,7 +2,7 @@
 // devices are read to their end first); outputs are written to a temporary file beside the target
 // and renamed into place, so a failed or interrupted run never leaves a partial output (the standard
 // output, devices and FIFOs are written in place).
-import { accessSync, closeSync, constants, fstatSync, openSync, readSync, realpathSync, renameSync, rmSync, statSync, writeSync, fsyncSync } from "node:fs";
+import { accessSync, closeSync, constants, fstatSync, openSync, readSync, realpathSync, renameSync, rmSync, statSync, writeSync, fsyncSync, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { ExitCode, failure, usageError, type SufsortError } from "../errors.js";
@@ -29,6 +29,15 @@ export interface InputFile {
 /** Names of the standard input: "-", and /dev/stdin, which cannot be opened where it is a socket
  * (a Node parent's pipe). */
 const isStdin = (path: string) => path === "-" || path === "/dev/stdin";
+
+/** The path's status, or undefined where it cannot be had (missing, unreadable folder...). */
+function statIfAny(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
 
 /** The error for a directory named where a file is read. */
 function directoryFailure(path: string): SufsortError {
@@ -137,16 +146,10 @@ export function readInput(path: string, most?: number): Uint8Array {
  */
 export function defaultOutput(input: string, suffix: string, replaced = ""): string {
   let regular = !isStdin(input);
-  try {
-    if (regular) {
-      const st = statSync(input);
-      if (st.isDirectory()) throw directoryFailure(input);
-      regular = st.isFile();
-    }
-  } catch (e) {
-    if (e instanceof Error && e.name === "SufsortError") throw e;
-    // a missing input fails with its own message when it is opened
-  }
+  // A missing input (no status) fails with its own message when it is opened.
+  const st = regular ? statIfAny(input) : undefined;
+  if (st?.isDirectory()) throw directoryFailure(input);
+  if (st) regular = st.isFile();
   if (!regular) throw usageError(`'${input}' is not a regular file: name the output with -o`);
   const stem = replaced !== "" && input.endsWith(replaced) ? input.slice(0, -replaced.length) : input;
   return `${stem}${suffix}`;
@@ -159,27 +162,15 @@ export function defaultOutput(input: string, suffix: string, replaced = ""): str
 export function checkOutputPath(path: string, inputs: string[] = []): void {
   if (path === "-") return;
   const dir = dirname(path);
-  let st;
-  try {
-    st = statSync(dir);
-  } catch {
-    throw failure(`output directory '${dir}' does not exist`);
-  }
+  const st = statIfAny(dir);
+  if (!st) throw failure(`output directory '${dir}' does not exist`);
   if (!st.isDirectory()) throw failure(`output directory '${dir}' is not a directory`);
-  let out;
-  try {
-    out = statSync(path);
-  } catch {
-    return; // a new file
-  }
+  const out = statIfAny(path);
+  if (!out) return; // a new file
   if (out.isDirectory()) throw failure(`output '${path}' is a directory`);
   for (const input of inputs) {
-    try {
-      const st = statSync(input);
-      if (st.dev === out.dev && st.ino === out.ino) throw failure(`output '${path}' is the input '${input}': choose another -o`);
-    } catch (e) {
-      if (e instanceof Error && e.name === "SufsortError") throw e;
-    }
+    const inp = statIfAny(input);
+    if (inp && inp.dev === out.dev && inp.ino === out.ino) throw failure(`output '${path}' is the input '${input}': choose another -o`);
   }
 }
 

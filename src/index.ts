@@ -4,6 +4,7 @@ import { listSorters, type EngineKind } from "./engine/registry.js";
 import { ENGINE_CHOICES, type EngineChoice } from "./engine/choice.js";
 import { verifySuffixArrayOf, type Verdict } from "./engine/verify.js";
 import { usageError } from "./errors.js";
+import { checkThreads } from "./cpu/executor.js";
 
 export { SufsortError, ExitCode } from "./errors.js";
 export { createEngine } from "./engine/engine.js";
@@ -83,9 +84,7 @@ function checkOptions(options: SuffixArrayOptions): void {
   if (options.gpu !== undefined && !["hardware", "software", "auto"].includes(options.gpu)) {
     throw usageError(`gpu must be "hardware", "software" or "auto" (got ${String(options.gpu)})`);
   }
-  if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) {
-    throw usageError(`threads must be a positive integer (got ${options.threads})`);
-  }
+  if (options.threads !== undefined) checkThreads(options.threads);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -29,6 +29,8 @@ describe("suffixArray", () => {
   it("rejects unknown algorithms, bad thread counts and bad text types with SufsortError", async () => {
     await expect(suffixArray("abc", { algo: "nope" })).rejects.toThrow(/unknown algorithm 'nope'/);
     await expect(suffixArray("abc", { threads: 0 })).rejects.toThrow(SufsortError);
+    await expect(suffixArray("abc", { threads: 65 })).rejects.toThrow(/threads must be an integer from 1 to 64 \(got 65\)/);
+    await expect(createEngine({ threads: 1.5 })).rejects.toThrow(/threads must be an integer from 1 to 64/);
     await expect(suffixArray(42 as unknown as string)).rejects.toThrow(/Uint8Array/);
     await expect(verifySuffixArray("abc", [0, 1, 2] as unknown as Uint32Array)).rejects.toThrow(/Uint32Array/);
   });

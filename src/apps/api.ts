@@ -7,7 +7,7 @@ import { verifyInHeap } from "../engine/verify.js";
 import { failure, usageError } from "../errors.js";
 import { bwtPlaced, unbwtHeap, unbwtInHeap, unbwtLarge } from "./bwt.js";
 import { lcpInHeap } from "./lcp.js";
-import { SequentialExecutor } from "../cpu/executor.js";
+import { checkThreads as checkThreadCount, SequentialExecutor } from "../cpu/executor.js";
 import { acquireGpu, resolveGpuMode, type GpuContext, type GpuMode } from "../gpu/device.js";
 import { DeviceFMIndex } from "../gpu/apps/fm-search.js";
 import { DEFAULT_SAMPLE_RATE, FMIndexImage, MAX_SAMPLE_RATE, searchPatterns, type SearchResult } from "./fmindex.js";
@@ -246,8 +246,7 @@ export function checkSampleRate(k: number): void {
 
 function checkThreads(options: AppOptions): { threads: number } {
   const t = options.threads ?? 1;
-  if (!Number.isInteger(t) || t < 1) throw usageError(`threads must be a positive integer (got ${t})`);
-  return { threads: t };
+  return { threads: checkThreadCount(t) };
 }
 
 function toBytes(x: Text, what: string): Uint8Array {

@@ -2,6 +2,7 @@
 // in src/cli/commands/index.ts.
 import { parseArgs } from "node:util";
 import { usageError } from "../errors.js";
+import { defaultThreads, MAX_THREADS } from "../cpu/executor.js";
 
 export interface OptionSpec {
   type: "string" | "boolean";
@@ -56,12 +57,21 @@ export function stringOption(p: Parsed, name: string): string | undefined {
   return typeof v === "string" ? v : undefined;
 }
 
-/** A positive integer option (e.g. --threads), or the fallback. */
-export function intOption(p: Parsed, name: string, fallback: number, min = 1): number {
+/** A positive integer option (e.g. --runs), or the fallback. */
+export function intOption(p: Parsed, name: string, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
   const v = stringOption(p, name);
   if (v === undefined) return fallback;
-  if (!/^\d+$/.test(v) || Number(v) < min) throw usageError(`--${name} must be an integer >= ${min} (got '${v}')`);
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
+    throw usageError(`--${name} must be an integer ${range} (got '${v}')`);
+  }
   return Number(v);
+}
+
+/** --threads: 1 to MAX_THREADS; by default every core, capped at MAX_THREADS (a machine of more
+ * cores than that must still run without the option). */
+export function threadsOption(p: Parsed): number {
+  return intOption(p, "threads", defaultThreads(), 1, MAX_THREADS);
 }
 
 /** parseArgs' message on one line. A value starting with a dash is taken for an option: say how to

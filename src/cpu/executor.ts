@@ -45,7 +45,7 @@ export function defaultThreads(): number {
 
 export function checkThreads(threads: number): number {
   if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS) {
-    throw usageError(`--threads must be an integer from 1 to ${MAX_THREADS}, got ${threads}`);
+    throw usageError(`threads must be an integer from 1 to ${MAX_THREADS} (got ${threads})`);
   }
   return threads;
 }

@@ -10,7 +10,7 @@ import { buildPlaced, DEFAULT_ALGO, placeIn, type BuildResult as PlacedResult } 
 import "../cpu/algorithms/index.js";
 
 export interface EngineOptions {
-  /** Worker threads (default: os.availableParallelism()); 1 runs every kernel on the calling thread. */
+  /** Worker threads (default: os.availableParallelism(), at most MAX_THREADS = 64); 1 runs every kernel on the calling thread. */
   threads?: number;
 }
 

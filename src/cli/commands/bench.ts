@@ -1,8 +1,7 @@
 // sufsort bench [FILES...] [--gen SPEC]... [--algos a,b] [--engines e,f] [--threads N] [--runs R] [--peer divsufsort]
 //              [--paired] [--speedup] [--floor] [--json]
-import { availableParallelism } from "node:os";
 import type { Command } from "../command.js";
-import { intOption, stringOption } from "../command.js";
+import { intOption, stringOption, threadsOption } from "../command.js";
 import {
   buildPlaced, closePlaced, fitsHeap, placeBytes, resolveSorter, routePlacedByRepeats, selectEngine, type BuildOptions, type BuildResult,
   type PlacedText,
@@ -87,7 +86,7 @@ Options:
                      SIZE like 64MiB or 10MB; repeatable (default when no FILES: dna:8MiB)
   --algos a,b        algorithms to time (default: sais, or none when --engines is given)
   --engines e,f      engine choices to time: auto, cpu, gpu, hybrid (or all)
-  --threads N        worker threads for parallel algorithms (default: all cores)
+  --threads N        worker threads for parallel algorithms (1-64; default: all cores, at most 64)
   --gpu MODE         adapter for GPU algorithms: hardware (default), software or auto
   --runs R           runs per measurement, median reported (default 3, at least 3)
   --peer divsufsort  also time libdivsufsort (one thread)
@@ -122,7 +121,7 @@ Options:
   positionals: { min: 0, max: 1000, names: "" },
   async run(args) {
     const runs = intOption(args, "runs", 3, 3);
-    const threads = intOption(args, "threads", availableParallelism());
+    const threads = threadsOption(args);
     const engineList = stringOption(args, "engines");
     const engines = engineList === undefined ? [] : engineList === "all" ? [...ENGINE_CHOICES] : engineList.split(",").map((e) => parseEngine(e.trim()));
     const algoList = stringOption(args, "algos") ?? (engines.length > 0 ? "" : "sais");

@@ -1,7 +1,6 @@
 // sufsort build IN [-o OUT] [--engine E] [--algo NAME] [--threads N] [--gpu MODE] [--verify] [--json]
-import { availableParallelism } from "node:os";
 import type { Command } from "../command.js";
-import { intOption, stringOption } from "../command.js";
+import { stringOption, threadsOption } from "../command.js";
 import { buildLarge, buildPlaced, checkLength, closePlaced, MAX_INPUT_BYTES, placeText, routePlaced, routePlacedByRepeats, selectEngine, usesLargePath, type BuildOptions, type BuildResult } from "../../engine/build.js";
 import { parseEngine, sampleWindows, textTraits } from "../../engine/choice.js";
 import type { Overlap } from "../../engine/registry.js";
@@ -37,7 +36,7 @@ Options:
                      by the CPU workers while the GPU sorts the rest (prints the overlap)
   --algo NAME        algorithm ('sufsort algorithms' lists them); with --engine, they must agree
                      (--engine hybrid --algo gpu-ls is gpu-ls-hybrid)
-  --threads N        worker threads for parallel algorithms (default: all cores)
+  --threads N        worker threads for parallel algorithms (1-64; default: all cores, at most 64)
   --gpu MODE         adapter for GPU algorithms: hardware (default), software (Mesa
                      llvmpipe: slow, for tests) or auto; SUFSORT_GPU sets the default.
                      --engine auto never takes the software adapter
@@ -61,7 +60,7 @@ Options:
     const out = stringOption(args, "out") ?? defaultOutput(input, ".sa");
     const engine = parseEngine(stringOption(args, "engine"));
     const algo = stringOption(args, "algo");
-    const threads = intOption(args, "threads", availableParallelism());
+    const threads = threadsOption(args);
     if (out === "-" && args.values.json === true) throw usageError("--json and -o - would both write to the standard output");
     checkOutputPath(out, [input]);
     const progress = new Progress("build");

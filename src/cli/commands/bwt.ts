@@ -1,8 +1,7 @@
 // sufsort bwt IN [-o OUT] [--algo NAME] [--threads N] [--gpu MODE]
 import type { Command } from "../command.js";
-import { intOption, stringOption } from "../command.js";
+import { stringOption, threadsOption } from "../command.js";
 import { closePlaced, resolveSorter } from "../../engine/build.js";
-import { defaultThreads } from "../../cpu/executor.js";
 import { bwtPlaced } from "../../apps/bwt.js";
 import { checkOutputPath, defaultOutput, placeInputFile, writeFileAtomic } from "../files.js";
 import { Progress } from "../progress.js";
@@ -23,7 +22,7 @@ derived on the GPU from the suffix array there, and only the BWT comes back.
 Options:
   -o, --out OUT      output file (default: IN.bwt)
   --algo NAME        suffix-array algorithm (default: sais)
-  --threads N        worker threads (default: all cores)
+  --threads N        worker threads (1-64; default: all cores, at most 64)
   --gpu MODE         adapter for GPU algorithms: hardware (default), software (Mesa
                      llvmpipe, slow) or auto; SUFSORT_GPU sets the default
   -h, --help         show this help`,
@@ -38,7 +37,7 @@ Options:
     const input = args.positionals[0];
     const out = stringOption(args, "out") ?? defaultOutput(input, ".bwt");
     const sorter = resolveSorter(stringOption(args, "algo"));
-    const threads = intOption(args, "threads", defaultThreads());
+    const threads = threadsOption(args);
     const gpu = resolveGpuMode(stringOption(args, "gpu"));
     checkOutputPath(out, [input]);
     const placed = placeInputFile(input, sorter, threads);

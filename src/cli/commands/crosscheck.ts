@@ -1,7 +1,6 @@
 // sufsort crosscheck IN: every available algorithm and engine against SA-IS, byte for byte.
-import { availableParallelism } from "node:os";
 import type { Command } from "../command.js";
-import { intOption, stringOption } from "../command.js";
+import { stringOption, threadsOption } from "../command.js";
 import { resolveGpuMode } from "../../gpu/device.js";
 import { crosscheck, type CrosscheckRow } from "../../engine/crosscheck.js";
 import { readInput } from "../files.js";
@@ -20,7 +19,7 @@ GPU algorithms and the gpu and hybrid engines are skipped (and say so) when no a
 engine auto never takes the software adapter (it runs on the CPU there).
 
 Options:
-  --threads N   worker threads for parallel algorithms (default: all cores)
+  --threads N   worker threads for parallel algorithms (1-64; default: all cores, at most 64)
   --gpu MODE    adapter for GPU algorithms: hardware (default), software (Mesa llvmpipe) or auto
   --json        one JSON line per algorithm instead of the table
   -h, --help    show this help`,
@@ -28,7 +27,7 @@ Options:
   positionals: { min: 1, max: 1, names: "input file IN" },
   async run(args) {
     const text = readInput(args.positionals[0]);
-    const threads = intOption(args, "threads", availableParallelism());
+    const threads = threadsOption(args);
     const json = args.values.json === true;
     const rows = await crosscheck(text, { threads, gpu: resolveGpuMode(stringOption(args, "gpu")) });
     if (json) {

@@ -1,9 +1,8 @@
 // sufsort index IN [-o IDX] [--sample K] [--algo NAME] [--threads N]
 // (The file is not named index.ts: that name holds the command list.)
 import type { Command } from "../command.js";
-import { intOption, stringOption } from "../command.js";
+import { intOption, stringOption, threadsOption } from "../command.js";
 import { buildPlaced, closePlaced, resolveSorter } from "../../engine/build.js";
-import { defaultThreads } from "../../cpu/executor.js";
 import { buildIndexInHeap, DEFAULT_SAMPLE_RATE, MAX_SAMPLE_RATE } from "../../apps/fmindex.js";
 import { usageError } from "../../errors.js";
 import { checkOutputPath, defaultOutput, placeInputFile, writeFileAtomic } from "../files.js";
@@ -23,7 +22,7 @@ Options:
   -o, --out IDX      output file (default: IN.fmi)
   --sample K         sample rate: locate walks at most K-1 steps per occurrence (default: ${DEFAULT_SAMPLE_RATE})
   --algo NAME        suffix-array algorithm (default: sais)
-  --threads N        worker threads (default: all cores)
+  --threads N        worker threads (1-64; default: all cores, at most 64)
   -h, --help         show this help`,
   options: {
     out: { type: "string", short: "o" },
@@ -38,7 +37,7 @@ Options:
     const sampleRate = intOption(args, "sample", DEFAULT_SAMPLE_RATE);
     if (sampleRate > MAX_SAMPLE_RATE) throw usageError(`--sample must be at most ${MAX_SAMPLE_RATE} (got ${sampleRate})`);
     const sorter = resolveSorter(stringOption(args, "algo"));
-    const threads = intOption(args, "threads", defaultThreads());
+    const threads = threadsOption(args);
     checkOutputPath(out, [input]);
     const placed = placeInputFile(input, sorter, threads);
     const size = placed.n;

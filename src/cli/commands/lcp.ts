@@ -1,10 +1,10 @@
 // sufsort lcp IN [--sa SA] [-o OUT] [--algo NAME] [--threads N]
 import type { Command } from "../command.js";
-import { intOption, stringOption } from "../command.js";
+import { stringOption, threadsOption } from "../command.js";
 import { buildPlaced, checkLength, closePlaced, MAX_INPUT_BYTES, resolveSorter, type PlacedText } from "../../engine/build.js";
 import { verifyInHeap } from "../../engine/verify.js";
 import { lcpInHeap } from "../../apps/lcp.js";
-import { createExecutor, defaultThreads, type Executor } from "../../cpu/executor.js";
+import { createExecutor, type Executor } from "../../cpu/executor.js";
 import { SharedHeap } from "../../cpu/memory.js";
 import { failure } from "../../errors.js";
 import { openInput, checkOutputPath, defaultOutput, placeInput, writeFileAtomic } from "../files.js";
@@ -24,7 +24,7 @@ Options:
   --sa SA            suffix array of IN (default: build it)
   -o, --out OUT      output file (default: IN.lcp)
   --algo NAME        suffix-array algorithm when building (default: sais)
-  --threads N        worker threads (default: all cores)
+  --threads N        worker threads (1-64; default: all cores, at most 64)
   -h, --help         show this help`,
   options: {
     sa: { type: "string" },
@@ -38,7 +38,7 @@ Options:
     const saPath = stringOption(args, "sa");
     const out = stringOption(args, "out") ?? defaultOutput(input, ".lcp");
     const sorter = resolveSorter(stringOption(args, "algo"));
-    const threads = intOption(args, "threads", defaultThreads());
+    const threads = threadsOption(args);
     checkOutputPath(out, saPath === undefined ? [input] : [input, saPath]);
     const progress = new Progress("lcp");
     const file = openInput(input, MAX_INPUT_BYTES);

@@ -1,9 +1,9 @@
 // sufsort search IDX PATTERN... [--count] [--locate [--limit M]] [--patterns-file F] [--engine E] [--gpu MODE]
 import type { Command } from "../command.js";
-import { intOption, stringOption } from "../command.js";
+import { intOption, stringOption, threadsOption } from "../command.js";
 import { FMIndexImage } from "../../apps/fmindex.js";
 import { SharedHeap } from "../../cpu/memory.js";
-import { createExecutor, defaultThreads } from "../../cpu/executor.js";
+import { createExecutor } from "../../cpu/executor.js";
 import { usageError } from "../../errors.js";
 import { acquireGpu, resolveGpuMode } from "../../gpu/device.js";
 import { DeviceFMIndex } from "../../gpu/apps/fm-search.js";
@@ -29,7 +29,7 @@ Options:
   --locate             also print where they occur
   --limit M            with --locate: report at most M positions per pattern
   --patterns-file F    read patterns from F, one per line
-  --threads N          worker threads (default: all cores)
+  --threads N          worker threads (1-64; default: all cores, at most 64)
   --engine E           where the queries run: cpu (default), gpu (the index is uploaded to the
                        GPU; one invocation per pattern), or auto (the GPU when one is found and
                        the index fits one storage binding, else the CPU); same output everywhere
@@ -51,7 +51,7 @@ Options:
     const locate = args.values.locate === true;
     if (stringOption(args, "limit") !== undefined && !locate) throw usageError("--limit needs --locate");
     const limit = intOption(args, "limit", Number.MAX_SAFE_INTEGER, 0);
-    const threads = intOption(args, "threads", defaultThreads());
+    const threads = threadsOption(args);
     const gpuOption = stringOption(args, "gpu");
     const gpuMode = resolveGpuMode(gpuOption);
     const engine = stringOption(args, "engine") ?? (gpuOption !== undefined ? "gpu" : "cpu");

@@ -1,8 +1,8 @@
 // sufsort unbwt IN.bwt [-o OUT] [--threads N]
 import type { Command } from "../command.js";
-import { intOption, stringOption } from "../command.js";
+import { stringOption, threadsOption } from "../command.js";
 import { checkLength, MAX_INPUT_BYTES } from "../../engine/build.js";
-import { createExecutor, defaultThreads } from "../../cpu/executor.js";
+import { createExecutor } from "../../cpu/executor.js";
 import { BWT_HEADER_BYTES, checkPrimary, unbwtHeap, unbwtInHeap, unbwtLarge } from "../../apps/bwt.js";
 import type { SharedHeap } from "../../cpu/memory.js";
 import { failure } from "../../errors.js";
@@ -20,7 +20,7 @@ are reported as errors; OUT then does not appear.
 
 Options:
   -o, --out OUT      output file
-  --threads N        worker threads (default: all cores)
+  --threads N        worker threads (1-64; default: all cores, at most 64)
   -h, --help         show this help`,
   options: {
     out: { type: "string", short: "o" },
@@ -30,7 +30,7 @@ Options:
   async run(args) {
     const input = args.positionals[0];
     const out = stringOption(args, "out") ?? defaultOutput(input, ".unbwt", ".bwt");
-    const threads = intOption(args, "threads", defaultThreads());
+    const threads = threadsOption(args);
     checkOutputPath(out, [input]);
     const file = openInput(input, MAX_INPUT_BYTES + BWT_HEADER_BYTES);
     const size = file.size;

@@ -133,7 +133,7 @@ describe("engine", () => {
   it("rejects unknown algorithms, bad thread counts and inputs over the limit", async () => {
     const engine = engines.get(1)!;
     await expect(engine.suffixArray(encode("x"), { algo: "nope" })).rejects.toThrow(/--algo/);
-    await expect(createEngine({ threads: 0 })).rejects.toThrow(/--threads/);
+    await expect(createEngine({ threads: 0 })).rejects.toThrow(/threads must be an integer from 1 to 64 \(got 0\)/);
     const tooLong = new Uint8Array(rangeMaxLength + 1);
     await expect(engine.suffixArray(tooLong, { algo: "range" })).rejects.toBeInstanceOf(SufsortError);
   });

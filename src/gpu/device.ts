@@ -39,7 +39,8 @@ function positiveOr(value: number, fallback: number): number {
  * Seen on the H200 (Vulkan): a test process that had opened three devices crashed
  * ("std::system_error: Invalid argument") or hung in Dawn's teardown at exit, with or without a
  * shared instance; processes that opened one device always exited cleanly. So: open one context
- * per process and reuse it (the engine should keep it), and release it once at the end.
+ * per process and reuse it (the engine should keep it), and release it once at the end. (That
+ * message is also what the freed instance of release()'s comment caused on the software adapter.)
  */
 const instances = new Map<string, { gpu: GPU; users: number }>();
 
@@ -139,14 +140,22 @@ export class GpuContext {
     await this.race(this.device.queue.onSubmittedWorkDone());
   }
 
-  /** Destroys the pooled buffers and the device and drops the instance so the process can exit. */
+  /**
+   * Destroys the pooled buffers and the device, and drops the instance once the device's loss has
+   * been reported, so the process can exit. Not before: Dawn's Node bindings poll the instance
+   * through a raw pointer while any callback of the device is pending (its loss, which destroy()
+   * raises, among them), so an instance collected before that is polled after it was freed. That
+   * hung a test process on a freed mutex in InstanceBase::ProcessEvents, or killed it with
+   * "std::system_error: Invalid argument" (Node 22: 1 in 6 runs of test/gpu/device.test.ts).
+   */
   release(): void {
     if (this.gpu === undefined) return;
+    const gpu = this.gpu;
+    this.gpu = undefined;
     this.pool.destroyAll();
     this.pipelines.clear();
     this.device.destroy();
-    closeInstance(this.gpu);
-    this.gpu = undefined;
+    void this.lost.catch(() => undefined).then(() => setImmediate(() => closeInstance(gpu)));
   }
 }
 

@@ -23,17 +23,22 @@ then -o is required.
 
 Options:
   -o, --out OUT      output file (default: IN.sa for a regular file; - is the standard output)
-  --engine E         auto (default), cpu, gpu or hybrid. auto: SA-IS (range from 1 MiB on 8+
-                     threads, or on 2+ for texts that look random and, scanned whole, have few
-                     repeats far apart (under 30% of sampled 32-byte strings found again);
-                     SA-IS on any threads for texts hard for doubling: periodic, or most
-                     64-byte strings repeated) below its GPU
-                     threshold (8 MiB over SA-IS or range on fewer than 8 threads, 64 MiB over
-                     range or on texts hard for doubling; on 8+ threads random-looking texts stay
-                     on range up to its limit unless the scan finds long repeats) or without a
-                     hardware GPU, else as gpu; gpu: gpu-spd, or gpu-skew for texts
-                     that look periodic (gpu-dc7 over gpu-skew's limit), gpu-dc7 over gpu-spd's; hybrid: gpu-ls with each round's small groups sorted
-                     by the CPU workers while the GPU sorts the rest (prints the overlap)
+  --engine E         auto (default), cpu, gpu or hybrid:
+                       cpu     range for a text of 1 MiB or more on 8+ threads, or on 2+ when
+                               it looks random and, scanned whole, has few repeats far apart
+                               (under 30% of sampled 32-byte strings found again); else sais,
+                               and sais on any threads for a text hard for doubling (periodic,
+                               or most sampled 64-byte strings repeated)
+                       gpu     gpu-spd; gpu-skew for a text that looks periodic (gpu-dc7 over
+                               gpu-skew's limit); gpu-dc7 over gpu-spd's limit
+                       hybrid  gpu-ls, each round's small groups sorted by the CPU workers while
+                               the GPU sorts the rest (prints the overlap)
+                       auto    as gpu from a size threshold on a hardware GPU (never the
+                               software adapter), else as cpu. The threshold: 8 MiB where cpu
+                               runs sais or range on fewer than 8 threads; 64 MiB where it runs
+                               range on 8+ threads, and for a text hard for doubling; a
+                               random-looking text on 8+ threads stays on range up to its limit
+                               unless the scan finds long repeats
   --algo NAME        algorithm ('sufsort algorithms' lists them); with --engine, they must agree
                      (--engine hybrid --algo gpu-ls is gpu-ls-hybrid)
   --threads N        worker threads for parallel algorithms (1-64; default: all cores, at most 64)

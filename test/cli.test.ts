@@ -234,6 +234,18 @@ describe("sufsort build", () => {
     expectOneLineError(r.stderr, /is a directory/);
   });
 
+  it("fails with exit 1 and one line when the system refuses the memory (ulimit -v), leaving no output", () => {
+    const dir = tmp();
+    const input = join(dir, "t");
+    writeFileSync(input, randomText(1 << 16, 26, 5));
+    // 3 GB of address space: enough for node, not for a shared WebAssembly memory's reservation
+    const script = `ulimit -v 3000000 && exec "$0" "$@"`;
+    const r = spawnSync("bash", ["-c", script, process.execPath, CLI, "build", input, "--threads", "2"], { encoding: "utf8" });
+    expect(r.status).toBe(1);
+    expectOneLineError(r.stderr, /^sufsort: out of memory: could not reserve \d+ bytes of shared WebAssembly memory .*ulimit -v$/);
+    expect(existsSync(`${input}.sa`)).toBe(false);
+  });
+
   it("fails with exit 1 on an input over the size limit, naming the limit", () => {
     const dir = tmp();
     const input = join(dir, "huge");

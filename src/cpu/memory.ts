@@ -16,7 +16,11 @@ export class SharedHeap {
   constructor(bytes = PAGE_BYTES) {
     const pages = Math.max(1, Math.ceil(bytes / PAGE_BYTES));
     if (pages > MAX_PAGES) throw heapLimitError(bytes);
-    this.memory = new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES, shared: true });
+    try {
+      this.memory = new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES, shared: true });
+    } catch (error) {
+      throw outOfMemory(`reserve ${pages * PAGE_BYTES} bytes of shared WebAssembly memory`, error);
+    }
     this.top = 64; // keep address 0 unused so a null pointer never aliases data
   }
 
@@ -31,7 +35,13 @@ export class SharedHeap {
     const end = ptr + bytes;
     if (!this.fits(bytes, align)) throw heapLimitError(end);
     const have = this.memory.buffer.byteLength;
-    if (end > have) this.memory.grow(Math.ceil((end - have) / PAGE_BYTES));
+    if (end > have) {
+      try {
+        this.memory.grow(Math.ceil((end - have) / PAGE_BYTES));
+      } catch (error) {
+        throw outOfMemory(`grow the shared WebAssembly memory to ${end} bytes`, error);
+      }
+    }
     this.top = end;
     return ptr;
   }
@@ -57,6 +67,12 @@ export class SharedHeap {
   i32(ptr: number, length: number): Int32Array {
     return new Int32Array(this.memory.buffer, ptr, length);
   }
+}
+
+/** The engine's RangeError when the system refuses memory (a memory limit, `ulimit -v`), on one line. */
+function outOfMemory(what: string, error: unknown): SufsortError {
+  const why = error instanceof Error ? error.message : String(error);
+  return new SufsortError(`out of memory: could not ${what} (${why}); a shared memory reserves its whole 4 GiB range and guard regions in address space: check ulimit -v`, ExitCode.Failure);
 }
 
 function heapLimitError(bytes: number): SufsortError {

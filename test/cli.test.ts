@@ -238,12 +238,32 @@ describe("sufsort build", () => {
     const dir = tmp();
     const input = join(dir, "t");
     writeFileSync(input, randomText(1 << 16, 26, 5));
-    // 3 GB of address space: enough for node, not for a shared WebAssembly memory's reservation
+    // 3 GB of address space: enough for node, not for a shared WebAssembly memory's reservation and workers
     const script = `ulimit -v 3000000 && exec "$0" "$@"`;
     const r = spawnSync("bash", ["-c", script, process.execPath, CLI, "build", input, "--threads", "2"], { encoding: "utf8" });
     expect(r.status).toBe(1);
-    expectOneLineError(r.stderr, /^sufsort: out of memory: could not reserve \d+ bytes of shared WebAssembly memory .*ulimit -v$/);
+    // the heap's reservation fails (Node 20, 22), or, where it is smaller (Node 24), the workers'
+    expectOneLineError(r.stderr, /^sufsort: (out of memory: could not reserve \d+ bytes of shared WebAssembly memory .*ulimit -v|the address-space limit \(ulimit -v\) leaves .*)$/);
     expect(existsSync(`${input}.sa`)).toBe(false);
+  });
+
+  it("under a ulimit -v that leaves room for the heap but not for the workers: fewer threads by default, one line for too many", () => {
+    const dir = tmp();
+    const input = join(dir, "t");
+    writeFileSync(input, randomText(1 << 16, 26, 6));
+    // 12.4 GiB: the heap's reservation fits (about 11 GiB with Node 20 and 22, 6 with 24), 16
+    // workers do not; before, a worker that could not reserve its code range aborted the process
+    const limited = (...args: string[]) =>
+      spawnSync("bash", ["-c", `ulimit -v 13000000 && exec "$0" "$@"`, process.execPath, CLI, ...args], { encoding: "utf8" });
+    const many = limited("build", input, "--threads", "16", "--algo", "range", "-o", join(dir, "many.sa"));
+    expect(many.status).toBe(1);
+    expectOneLineError(many.stderr, /the address-space limit \(ulimit -v\) leaves [\d.]+ GiB, room for \d+ worker threads? .*not 16: use --threads \d+ or raise the limit$/);
+    expect(existsSync(join(dir, "many.sa"))).toBe(false);
+    const fewer = limited("build", input, "--algo", "range", "--json", "-o", join(dir, "fewer.sa"));
+    expect(fewer.stderr).toBe("");
+    expect(fewer.status).toBe(0);
+    expect(JSON.parse(fewer.stdout).threads).toBeGreaterThanOrEqual(1);
+    expect(readSA(join(dir, "fewer.sa"))).toEqual(naiveSuffixArray(readFileSync(input)));
   });
 
   it("fails with exit 1 on an input over the size limit, naming the limit", () => {

@@ -2,6 +2,7 @@
 // runs one named WebAssembly kernel per argument list (one block each) and resolves when all blocks
 // are done: one round of tasks per phase is the barrier between phases (see NOTES: an empty piscina
 // task costs 30–85 µs, so phases hand out a few large blocks, not many small ones).
+import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { Piscina } from "piscina";
@@ -9,7 +10,7 @@ import { SharedHeap } from "./memory.js";
 import { instantiate, wasmModule, type Kernels } from "./wasm.js";
 import { newBoard, TEAM_SLOTS, TEAM_TASK, TeamBoard } from "./team.js";
 import { packagePath } from "../paths.js";
-import { usageError } from "../errors.js";
+import { failure, usageError } from "../errors.js";
 
 /** Arguments of one kernel call: pointers, offsets and lengths only (u32, passed as numbers). */
 export type KernelArgs = readonly number[];
@@ -38,9 +39,48 @@ export interface Executor {
 /** Most threads an executor accepts (the radix count tables are sized by it). */
 export const MAX_THREADS = 64;
 
-/** os.availableParallelism(), capped at MAX_THREADS. */
+/**
+ * Address space (RLIMIT_AS, `ulimit -v`) that one worker thread reserves at most: its V8 isolate's
+ * code range and heaps. Bisected with `ulimit -v` on the 2-core machine: 0.55 GiB a worker on Node
+ * 20 and 22, 0.83 on Node 24. A worker that cannot reserve it aborts the whole process (V8's "Fatal
+ * process OOM ... CodeRange"), so the limit is checked before the workers start.
+ */
+const WORKER_ADDRESS_SPACE = 0.9 * 2 ** 30;
+/** What the shared WebAssembly memory reserves in address space (its 4 GiB range and guard
+ * regions): about 10 GiB on Node 20 and 22, 5 on Node 24. */
+const HEAP_ADDRESS_SPACE = 10.5 * 2 ** 30;
+
+/** Bytes of address space left under `ulimit -v`, or undefined when unlimited (or not Linux). */
+export function addressSpaceLeft(): number | undefined {
+  try {
+    const limit = /^Max address space\s+(\S+)/m.exec(readFileSync("/proc/self/limits", "utf8"))?.[1];
+    const used = /^VmSize:\s+(\d+) kB/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
+    if (limit === undefined || used === undefined || !/^\d+$/.test(limit)) return undefined;
+    return Number(limit) - 1024 * Number(used);
+  } catch {
+    return undefined;
+  }
+}
+
+/** os.availableParallelism(), capped at MAX_THREADS, and at the workers that `ulimit -v` leaves
+ * room for beside the heap (down to 1, which starts no worker). */
 export function defaultThreads(): number {
-  return Math.min(availableParallelism(), MAX_THREADS);
+  const cores = Math.min(availableParallelism(), MAX_THREADS);
+  const left = addressSpaceLeft();
+  if (left === undefined) return cores;
+  return Math.max(1, Math.min(cores, Math.floor((left - HEAP_ADDRESS_SPACE) / WORKER_ADDRESS_SPACE)));
+}
+
+/** Throws a one-line error when `ulimit -v` leaves no room for `workers` worker threads. */
+function checkWorkerAddressSpace(workers: number): void {
+  const left = addressSpaceLeft();
+  if (left === undefined || left >= workers * WORKER_ADDRESS_SPACE) return;
+  const fit = Math.floor(left / WORKER_ADDRESS_SPACE);
+  const gib = (bytes: number) => (bytes / 2 ** 30).toFixed(1);
+  throw failure(
+    `the address-space limit (ulimit -v) leaves ${gib(Math.max(0, left))} GiB, room for ${fit} worker thread${fit === 1 ? "" : "s"} ` +
+      `of about ${gib(WORKER_ADDRESS_SPACE)} GiB each, not ${workers}: use --threads ${Math.max(1, fit)} or raise the limit`,
+  );
 }
 
 export function checkThreads(threads: number): number {
@@ -154,6 +194,7 @@ export class PiscinaExecutor implements Executor {
     this.started();
   }
   private started(): Piscina {
+    if (this.pool === undefined) checkWorkerAddressSpace(this.threads);
     this.pool ??= new Piscina({
       filename: packagePath("dist", "workers", "cpu.js"),
       minThreads: this.threads,

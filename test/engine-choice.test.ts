@@ -14,6 +14,7 @@ import {
   AUTO_RANGE_MIN_THREADS,
   AUTO_RANGE_MIN_THREADS_RANDOM,
   cpuAlgorithm,
+  hostBytesFor,
   parseEngine,
   planEngine,
   routeByText,
@@ -22,6 +23,7 @@ import {
   type EngineRequest,
 } from "../src/engine/choice.js";
 import { rangeMaxLength } from "../src/cpu/algorithms/range.js";
+import { getSorter } from "../src/engine/registry.js";
 import { acquireGpu, type GpuContext } from "../src/gpu/device.js";
 import { SufsortError } from "../src/errors.js";
 import { suffixArray } from "../src/index.js";
@@ -126,6 +128,27 @@ describe("planEngine", () => {
     expect(plan({ engine: "cpu", threads: many, n: AUTO_RANGE_MIN_BYTES - 1 })).toBe("sais");
     expect(plan({ engine: "cpu", threads: many, n: rangeMaxLength + 1 })).toBe("sais");
     expect(plan({ engine: "cpu", threads: many, n: 1 << 30, gpu: "hardware" })).toBe("sais");
+  });
+
+  it("range is passed over for SA-IS when its memory (about 25n) exceeds what the process may still use", () => {
+    const n = 64 * MiB;
+    const many = AUTO_RANGE_MIN_THREADS;
+    const range = getSorter("range")!;
+    const need = hostBytesFor(n, range);
+    expect(need).toBeGreaterThan(20 * n); // range's scratch: two 8n regions and the rank array
+    expect(hostBytesFor(n, getSorter("sais")!)).toBeLessThan(7 * n);
+    for (const engine of ["auto", "cpu"] as const) {
+      expect(plan({ engine, n, threads: many })).toBe("range");
+      expect(plan({ engine, n, threads: many, memory: need })).toBe("range");
+      const short = planEngine({ engine: engine, n, threads: many, gpu: "none", memory: need - 1 });
+      expect(short.sorter.name).toBe("sais");
+      expect(short.reason).toContain(`range would take ${need} bytes of memory; ${need - 1} are available`);
+    }
+    expect(cpuAlgorithm(n, many, undefined, 7 * n)).toBe("sais");
+    expect(cpuAlgorithm(n, many, undefined, undefined)).toBe("range");
+    // with range out of reach, auto's GPU threshold is SA-IS's
+    expect(wantsGpu("auto", undefined, AUTO_GPU_MIN_BYTES_OVER_SAIS, many, undefined, 7 * AUTO_GPU_MIN_BYTES_OVER_SAIS)).toBe(true);
+    expect(wantsGpu("auto", undefined, AUTO_GPU_MIN_BYTES_OVER_SAIS, many, undefined, undefined)).toBe(false);
   });
 
   it("on 2 to 7 threads range takes texts that look random, SA-IS the rest", () => {

@@ -215,7 +215,8 @@ export async function selectEngine(options: BuildOptions & { n: number; threads:
   if (algo !== undefined) planEngine({ engine, algo, n, threads, gpu: "none" });
   let gpu = options.gpuContext;
   let owned: GpuContext | undefined;
-  if (gpu === undefined && wantsGpu(engine, algo, n, threads, traits)) {
+  const memory = process.availableMemory();
+  if (gpu === undefined && wantsGpu(engine, algo, n, threads, traits, memory)) {
     const probing = engine === "auto" && algo === undefined;
     const mode = resolveGpuMode(options.gpu);
     if (!probing) owned = (await requireDevice(mode, algo !== undefined ? `algorithm ${algo}` : `--engine ${engine}`)) ?? undefined;
@@ -224,7 +225,7 @@ export async function selectEngine(options: BuildOptions & { n: number; threads:
   }
   const availability = gpu === undefined ? "none" : gpu.software ? "software" : "hardware";
   const plan = planEngine({
-    engine, algo, n, threads, gpu: availability, ...(traits ? { traits } : {}), ...(gpu ? { gpuMaxLength: Math.min(maxDoublingLength(gpu), maxSkewLength(gpu)), gpuDefaultMaxLength: maxSpdLength(gpu), gpuLargeMaxLength: maxDc7Length(gpu) } : {}),
+    engine, algo, n, threads, gpu: availability, memory, ...(traits ? { traits } : {}), ...(gpu ? { gpuMaxLength: Math.min(maxDoublingLength(gpu), maxSkewLength(gpu)), gpuDefaultMaxLength: maxSpdLength(gpu), gpuLargeMaxLength: maxDc7Length(gpu) } : {}),
   });
   if (plan.sorter.engine === "cpu" && owned !== undefined) {
     owned.release();

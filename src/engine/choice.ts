@@ -18,7 +18,8 @@
 // with 2 or more on random-looking texts (TextTraits.random), on inputs from
 // AUTO_RANGE_MIN_BYTES up to range's limit; SA-IS otherwise (linear, no input-size limit below 2^31),
 // and on texts where doubling degenerates (TextTraits.hardForDoubling: range would hand them over
-// to SA-IS after its first rounds), whatever the threads. A range plan is still subject to the
+// to SA-IS after its first rounds), whatever the threads, and where range's heap (about 25n bytes)
+// exceeds the memory the process may still use (EngineRequest.memory). A range plan is still subject to the
 // placed text's long-repeat scan (src/engine/repeats.ts): on fewer than AUTO_RANGE_MIN_THREADS
 // threads long repeats send it to SA-IS (EnginePlan.repeatAlgo, LONG_REPEAT_SHARE), on more a
 // random-looking text of AUTO_GPU_MIN_BYTES_OVER_RANGE or more to the GPU, and on any a text that
@@ -199,6 +200,9 @@ export interface EngineRequest {
   traits?: TextTraits;
   /** What acquiring a device found (auto asks only when n reaches the GPU threshold). */
   gpu: GpuAvailability;
+  /** Bytes of memory this process may still use (process.availableMemory()); absent: not asked.
+   * auto passes range over for SA-IS when range's heap would not fit in it. */
+  memory?: number;
   /** The largest n GPU_PERIODIC_ALGO takes on this device, and GPU_DEFAULT_ALGO in its own layout
    * (binding limits). */
   gpuMaxLength?: number;
@@ -224,29 +228,48 @@ export interface EnginePlan {
 }
 
 /** Whether a choice needs to know what GPU there is (auto asks only when the GPU could pay). */
-export function wantsGpu(engine: EngineChoice, algo: string | undefined, n: number, threads: number, traits?: TextTraits): boolean {
+export function wantsGpu(engine: EngineChoice, algo: string | undefined, n: number, threads: number, traits?: TextTraits, memory?: number): boolean {
   if (algo !== undefined) return sorterOf(algo).engine !== "cpu";
   if (engine === "gpu" || engine === "hybrid") return true;
   if (engine === "cpu") return false;
-  return n >= gpuThreshold(n, threads, traits);
+  return n >= gpuThreshold(n, threads, traits, memory);
 }
 
 /** auto's GPU threshold for a machine with `threads` threads, facing input size n. */
-export function gpuThreshold(n: number, threads: number, traits?: TextTraits): number {
+export function gpuThreshold(n: number, threads: number, traits?: TextTraits, memory?: number): number {
   if (traits?.hardForDoubling) return AUTO_GPU_MIN_BYTES_HARD_FOR_DOUBLING;
   // range on few threads (~50 MB/s on DNA at 2) loses to the GPU's one-shot time from ~15 MB.
-  if (cpuAlgorithm(n, threads, traits) !== "range" || threads < AUTO_RANGE_MIN_THREADS) return AUTO_GPU_MIN_BYTES_OVER_SAIS;
+  if (cpuAlgorithm(n, threads, traits, memory) !== "range" || threads < AUTO_RANGE_MIN_THREADS) return AUTO_GPU_MIN_BYTES_OVER_SAIS;
   if (traits?.random) return getSorter("range")!.maxLength + 1;
   return AUTO_GPU_MIN_BYTES_OVER_RANGE;
 }
 
-/** The CPU algorithm for n bytes on `threads` threads (traits: the text's, when known). */
-export function cpuAlgorithm(n: number, threads: number, traits?: TextTraits): string {
+/** Whether the policy would run range for n bytes on `threads` threads, memory aside. */
+function rangeWanted(n: number, threads: number, traits?: TextTraits): boolean {
   const range = getSorter("range");
   const fits = range !== undefined && n <= range.maxLength;
   const enoughThreads =
     threads >= AUTO_RANGE_MIN_THREADS || (threads >= AUTO_RANGE_MIN_THREADS_RANDOM && traits?.random === true);
-  return enoughThreads && n >= AUTO_RANGE_MIN_BYTES && fits && traits?.hardForDoubling !== true ? "range" : "sais";
+  return enoughThreads && n >= AUTO_RANGE_MIN_BYTES && fits && traits?.hardForDoubling !== true;
+}
+
+/** Host memory a CPU build of n bytes with `sorter` takes: the text, the SA and its scratch (the
+ * heap of src/engine/build.ts heapBytesFor, but for a few fixed bytes). */
+export function hostBytesFor(n: number, sorter: SuffixSorter): number {
+  return 5 * n + sorter.scratchBytes(n) + Math.ceil(n / 8);
+}
+
+/** Whether range's memory (about 25 bytes per input byte, SA-IS's about 5) exceeds `memory`. */
+function rangeOverMemory(n: number, memory: number | undefined): boolean {
+  const range = getSorter("range");
+  return memory !== undefined && range !== undefined && hostBytesFor(n, range) > memory;
+}
+
+/** The CPU algorithm for n bytes on `threads` threads (traits: the text's, when known; memory:
+ * the bytes this process may still use, process.availableMemory(), when known): range as the
+ * policy above says, unless its heap would not fit in that memory, where SA-IS's may. */
+export function cpuAlgorithm(n: number, threads: number, traits?: TextTraits, memory?: number): string {
+  return rangeWanted(n, threads, traits) && !rangeOverMemory(n, memory) ? "range" : "sais";
 }
 
 /** The policy (pure: the caller found the GPU). Contradictions are usage errors. */
@@ -262,10 +285,13 @@ export function planEngine(req: EngineRequest): EnginePlan {
     const hybridNote = engine === "hybrid" ? ` (or ${Object.keys(HYBRID_OF).join(", ")})` : "";
     throw usageError(`--engine ${engine} contradicts --algo ${algo}, which runs on the ${named.engine} engine (${engine} algorithms: ${fitting.join(", ")}${hybridNote})`);
   }
-  const cpu = cpuAlgorithm(n, threads, req.traits);
+  const cpu = cpuAlgorithm(n, threads, req.traits, req.memory);
   const hard = req.traits?.hardForDoubling ? " (the text looks hard for doubling: periodic, runs or repeats)" : "";
   const random = cpu === "range" && threads < AUTO_RANGE_MIN_THREADS ? " (the text looks random)" : "";
-  const onCpu = `${cpu} for ${n} bytes on ${threads} thread${threads === 1 ? "" : "s"}${hard}${random}`;
+  const range = getSorter("range");
+  const short = rangeWanted(n, threads, req.traits) && rangeOverMemory(n, req.memory) && range !== undefined
+    ? ` (range would take ${hostBytesFor(n, range)} bytes of memory; ${req.memory} are available)` : "";
+  const onCpu = `${cpu} for ${n} bytes on ${threads} thread${threads === 1 ? "" : "s"}${hard}${random}${short}`;
   // range on few threads only because the windows looked random: repeats far apart may undo that;
   // on any threads, a text that range would hand over goes to SA-IS at once
   const repeats = cpu === "range" ? { ...(threads < AUTO_RANGE_MIN_THREADS ? { repeatAlgo: "sais" } : {}), handOverAlgo: "sais" } : {};
@@ -273,7 +299,7 @@ export function planEngine(req: EngineRequest): EnginePlan {
   const large = overGpuLimit(req);
   if (engine === "gpu") return large ?? { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: "--engine gpu", periodicAlgo: GPU_PERIODIC_ALGO };
   if (engine === "hybrid") return { sorter: sorterOf(HYBRID_DEFAULT_ALGO), reason: "--engine hybrid" };
-  const threshold = gpuThreshold(n, threads, req.traits);
+  const threshold = gpuThreshold(n, threads, req.traits, req.memory);
   if (n < threshold) {
     const kind = req.traits?.random && cpu === "range" && threads >= AUTO_RANGE_MIN_THREADS ? " for a random-looking text" : "";
     // kept off the GPU only because the windows looked random: long repeats send it there

@@ -28,7 +28,8 @@ Options:
                                it looks random and, scanned whole, has few repeats far apart
                                (under 30% of sampled 32-byte strings found again); else sais,
                                and sais on any threads for a text hard for doubling (periodic,
-                               or most sampled 64-byte strings repeated)
+                               or most sampled 64-byte strings repeated) or where range's memory
+                               (about 25 bytes per input byte) exceeds what is available
                        gpu     gpu-spd; gpu-skew for a text that looks periodic (gpu-dc7 over
                                gpu-skew's limit); gpu-dc7 over gpu-spd's limit
                        hybrid  gpu-ls, each round's small groups sorted by the CPU workers while

@@ -75,7 +75,7 @@ export function defaultThreads(): number {
 function checkWorkerAddressSpace(workers: number): void {
   const left = addressSpaceLeft();
   if (left === undefined || left >= workers * WORKER_ADDRESS_SPACE) return;
-  const fit = Math.floor(left / WORKER_ADDRESS_SPACE);
+  const fit = Math.max(0, Math.floor(left / WORKER_ADDRESS_SPACE));
   const gib = (bytes: number) => (bytes / 2 ** 30).toFixed(1);
   throw failure(
     `the address-space limit (ulimit -v) leaves ${gib(Math.max(0, left))} GiB, room for ${fit} worker thread${fit === 1 ? "" : "s"} ` +

@@ -1,5 +1,7 @@
 // The library API: input kinds, options, errors at the boundary.
+import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import { packagePath } from "../src/paths.js";
 import { algorithms, createEngine, createRemoteEngine, suffixArray, SufsortError, verifySuffixArray } from "../src/index.js";
 
 describe("suffixArray", () => {
@@ -51,5 +53,33 @@ describe("suffixArray", () => {
     } finally {
       await engine.close();
     }
+  });
+
+  it("a remote engine whose worker cannot start rejects its calls with a SufsortError and closes", () => {
+    // under ulimit -v 3000000 the worker's engine cannot reserve its heap (Node 20, 22) or grow it
+    // (Node 24); before, the worker's 'error' event went uncaught and ended the calling process
+    const index = JSON.stringify(packagePath("dist", "src", "index.js"));
+    const code = `
+      const { createRemoteEngine, SufsortError } = await import(${index});
+      const engine = await createRemoteEngine({ threads: 2 });
+      try {
+        await engine.suffixArray(new TextEncoder().encode("mississippi".repeat(100000)), { algo: "range" });
+        console.log("built");
+      } catch (error) {
+        console.log("rejected", error instanceof SufsortError, error.exitCode, error.message);
+      } finally {
+        await engine.close();
+      }`;
+    // without a limit it builds: the worker does not inherit --input-type, which a worker started
+    // from a file refuses (it did, and failed to start)
+    const free = spawnSync(process.execPath, ["--input-type=module", "-e", code], { encoding: "utf8", timeout: 60_000 });
+    expect(free.stdout.trim()).toBe("built");
+    expect(free.status).toBe(0);
+    const r = spawnSync("bash", ["-c", `ulimit -v 3000000 && exec "$0" "$@"`, process.execPath, "--input-type=module", "-e", code], {
+      encoding: "utf8", timeout: 60_000,
+    });
+    expect(r.error).toBeUndefined(); // a timeout would mean a call or close() never returned
+    expect(r.stdout.trim()).toMatch(/^rejected true 1 (engine worker: )?(out of memory|the address-space limit)/);
+    expect(r.status).toBe(0);
   });
 });

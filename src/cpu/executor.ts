@@ -72,7 +72,7 @@ export function defaultThreads(): number {
 }
 
 /** Throws a one-line error when `ulimit -v` leaves no room for `workers` worker threads. */
-function checkWorkerAddressSpace(workers: number): void {
+export function checkWorkerAddressSpace(workers: number): void {
   const left = addressSpaceLeft();
   if (left === undefined || left >= workers * WORKER_ADDRESS_SPACE) return;
   const fit = Math.max(0, Math.floor(left / WORKER_ADDRESS_SPACE));
@@ -222,7 +222,10 @@ const NO_REQUIRE_ESM = "--no-experimental-require-module";
  */
 export function workerExecArgv(): string[] | undefined {
   if (!process.allowedNodeEnvironmentFlags.has(NO_REQUIRE_ESM)) return undefined;
-  return [...inheritableExecArgv().filter((a) => a !== "--experimental-require-module"), NO_REQUIRE_ESM];
+  // --input-type (a parent run as `node --input-type=module -e ...`) is refused by a worker started
+  // from a file: the remote engine's worker failed to start with it
+  const kept = inheritableExecArgv().filter((a) => a !== "--experimental-require-module" && !a.startsWith("--input-type"));
+  return [...kept, NO_REQUIRE_ESM];
 }
 
 let inheritable: string[] | undefined;

@@ -14,7 +14,6 @@ import {
   AUTO_RANGE_MIN_THREADS,
   AUTO_RANGE_MIN_THREADS_RANDOM,
   cpuAlgorithm,
-  hostBytesFor,
   parseEngine,
   planEngine,
   routeByText,
@@ -23,7 +22,7 @@ import {
   type EngineRequest,
 } from "../src/engine/choice.js";
 import { rangeMaxLength } from "../src/cpu/algorithms/range.js";
-import { getSorter } from "../src/engine/registry.js";
+import { getSorter, heapBytesFor } from "../src/engine/registry.js";
 import { acquireGpu, type GpuContext } from "../src/gpu/device.js";
 import { SufsortError } from "../src/errors.js";
 import { suffixArray } from "../src/index.js";
@@ -134,9 +133,9 @@ describe("planEngine", () => {
     const n = 64 * MiB;
     const many = AUTO_RANGE_MIN_THREADS;
     const range = getSorter("range")!;
-    const need = hostBytesFor(n, range);
+    const need = heapBytesFor(n, range);
     expect(need).toBeGreaterThan(20 * n); // range's scratch: two 8n regions and the rank array
-    expect(hostBytesFor(n, getSorter("sais")!)).toBeLessThan(7 * n);
+    expect(heapBytesFor(n, getSorter("sais")!)).toBeLessThan(7 * n);
     for (const engine of ["auto", "cpu"] as const) {
       expect(plan({ engine, n, threads: many })).toBe("range");
       expect(plan({ engine, n, threads: many, memory: need })).toBe("range");

@@ -6,7 +6,7 @@ import { SharedHeap, MAX_HEAP_BYTES } from "../cpu/memory.js";
 import type { Kernels } from "../cpu/wasm.js";
 import { createExecutor, defaultThreads, type Executor } from "../cpu/executor.js";
 import { failure, SufsortError, usageError, limitError } from "../errors.js";
-import { getSorter, listSorters, type BuildContext, type DeviceSuffixArrayConsumer, type EngineKind, type Overlap, type SuffixSorter } from "./registry.js";
+import { getSorter, heapBytesFor, listSorters, TEXT_PADDING, type BuildContext, type DeviceSuffixArrayConsumer, type EngineKind, type Overlap, type SuffixSorter } from "./registry.js";
 import { describeRepeats, hasLongRepeats, planEngine, routeByRepeats, routeByText, traitsOf, wantsGpu, type EngineChoice, type EnginePlan, type TextTraits } from "./choice.js";
 import { longRepeatShare } from "./repeats.js";
 import { verifyInHeap, type Verdict } from "./verify.js";
@@ -82,13 +82,6 @@ export function checkLength(n: number): void {
   if (n > MAX_INPUT_BYTES) throw failure(`input is ${n} bytes; the limit is ${MAX_INPUT_BYTES} bytes (2^31 - 1)`);
 }
 
-/** Zero bytes after the text: kernels may load a whole word at the last positions. */
-export const TEXT_PADDING = 16;
-
-/** Heap bytes a build of n bytes with `sorter` needs (text + SA region + verifier scratch). */
-export function heapBytesFor(n: number, sorter: SuffixSorter): number {
-  return 64 + align64(n + TEXT_PADDING) + 4 * n + align64(sorter.scratchBytes(n)) + align64((n + 7) >> 3) + 4096;
-}
 
 /** Whether the build fits the 4 GiB WebAssembly memory. */
 export function fitsHeap(n: number, sorter: SuffixSorter): boolean {
@@ -391,8 +384,4 @@ export async function buildLarge(text: Uint8Array, options: BuildOptions = {}, s
 async function ownDevice(sorter: SuffixSorter, options: BuildOptions): Promise<GpuContext | undefined> {
   if (sorter.engine === "cpu" || options.gpuContext !== undefined) return undefined;
   return (await acquireGpu({ mode: resolveGpuMode(options.gpu), required: true })) ?? undefined;
-}
-
-function align64(x: number): number {
-  return Math.ceil(x / 64) * 64;
 }

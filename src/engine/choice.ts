@@ -32,7 +32,7 @@
 // from about 25-64 MiB on text and not below range's limit on random DNA. Re-measure with
 // `sufsort bench --engines cpu,gpu,auto` (bench/results/history.md, section 4) and set them here.
 import { usageError } from "../errors.js";
-import { getSorter, listSorters, type SuffixSorter } from "./registry.js";
+import { getSorter, heapBytesFor, listSorters, type SuffixSorter } from "./registry.js";
 import { HAND_OVER_SHARE } from "../cpu/algorithms/range.js";
 
 /** What `--engine` / the `engine` option may say. */
@@ -253,16 +253,10 @@ function rangeWanted(n: number, threads: number, traits?: TextTraits): boolean {
   return enoughThreads && n >= AUTO_RANGE_MIN_BYTES && fits && traits?.hardForDoubling !== true;
 }
 
-/** Host memory a CPU build of n bytes with `sorter` takes: the text, the SA and its scratch (the
- * heap of src/engine/build.ts heapBytesFor, but for a few fixed bytes). */
-export function hostBytesFor(n: number, sorter: SuffixSorter): number {
-  return 5 * n + sorter.scratchBytes(n) + Math.ceil(n / 8);
-}
-
-/** Whether range's memory (about 25 bytes per input byte, SA-IS's about 5) exceeds `memory`. */
+/** Whether range's heap (about 25 bytes per input byte, SA-IS's about 6) exceeds `memory`. */
 function rangeOverMemory(n: number, memory: number | undefined): boolean {
   const range = getSorter("range");
-  return memory !== undefined && range !== undefined && hostBytesFor(n, range) > memory;
+  return memory !== undefined && range !== undefined && heapBytesFor(n, range) > memory;
 }
 
 /** The CPU algorithm for n bytes on `threads` threads (traits: the text's, when known; memory:
@@ -288,9 +282,9 @@ export function planEngine(req: EngineRequest): EnginePlan {
   const cpu = cpuAlgorithm(n, threads, req.traits, req.memory);
   const hard = req.traits?.hardForDoubling ? " (the text looks hard for doubling: periodic, runs or repeats)" : "";
   const random = cpu === "range" && threads < AUTO_RANGE_MIN_THREADS ? " (the text looks random)" : "";
-  const range = getSorter("range");
-  const short = rangeWanted(n, threads, req.traits) && rangeOverMemory(n, req.memory) && range !== undefined
-    ? ` (range would take ${hostBytesFor(n, range)} bytes of memory; ${req.memory} are available)` : "";
+  // sais where the policy wanted range: only memory turns it down
+  const short = cpu === "sais" && rangeWanted(n, threads, req.traits)
+    ? ` (range would take ${heapBytesFor(n, getSorter("range")!)} bytes of memory; ${req.memory} are available)` : "";
   const onCpu = `${cpu} for ${n} bytes on ${threads} thread${threads === 1 ? "" : "s"}${hard}${random}${short}`;
   // range on few threads only because the windows looked random: repeats far apart may undo that;
   // on any threads, a text that range would hand over goes to SA-IS at once

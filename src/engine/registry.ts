@@ -105,6 +105,19 @@ export interface SuffixSorter {
   build(ctx: BuildContext): Promise<void | HandOver>;
 }
 
+/** Zero bytes after the text: kernels may load a whole word at the last positions. */
+export const TEXT_PADDING = 16;
+
+/** Heap bytes a build of n bytes with `sorter` needs (text + SA region + verifier scratch). Here,
+ * beside scratchBytes, so that the engine policy (choice.ts) and the builds (build.ts) share it. */
+export function heapBytesFor(n: number, sorter: SuffixSorter): number {
+  return 64 + align64(n + TEXT_PADDING) + 4 * n + align64(sorter.scratchBytes(n)) + align64((n + 7) >> 3) + 4096;
+}
+
+function align64(x: number): number {
+  return Math.ceil(x / 64) * 64;
+}
+
 const sorters = new Map<string, SuffixSorter>();
 
 export function registerSorter(sorter: SuffixSorter): void {

@@ -2,7 +2,7 @@
 // the host-owned shared memory and never allocate (see src/cpu/memory.ts).
 export { probe } from "./probe";
 export { verifySuffixArray, firstViolation } from "./verify";
-export { sais, saisHelper, saisHelperBytes, saisHelperExit, saisHelperReset } from "./sais";
+export { sais, saisHelper, saisHelperBytes, saisHelperExit, saisHelperReset, saisReduced } from "./sais";
 export * from "./scan";
 export * from "./radix";
 export * from "./pack";

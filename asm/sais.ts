@@ -80,6 +80,33 @@ export function sais(textPtr: usize, saPtr: usize, n: i32, fs: i32, mailbox: usi
   return status;
 }
 
+/**
+ * The suffix array of a reduced string s1 of m names in [0, names), i32, placed right after the
+ * buffer SA[0 .. m + fs) (s1 = SA[m + fs .. 2m + fs)): stage 2 of a level whose first stage ran
+ * elsewhere (the TypeScript SA-IS over texts beyond this memory, sais-large.ts). SA[0..m) receives
+ * it; s1 is overwritten. Returns 0 or NEEDS_WORKSPACE, as sais does.
+ */
+export function saisReduced(saPtr: usize, m: i32, fs: i32, names: i32, mailbox: usize): i32 {
+  const status = m > 0 ? solveReduced(saPtr + (<usize>(m + fs) << 2), saPtr, m, fs, names, mailbox) : 0;
+  if (mailbox != 0) saisHelperExit(mailbox);
+  return status;
+}
+
+/** SA[0..m) = the suffix array of s1 (m names, i32, at `reduced`, right after SA[0 .. m + fs)). */
+function solveReduced(reduced: usize, sa: usize, m: i32, fs: i32, names: i32, mailbox: usize): i32 {
+  if (names < m && names <= U16_NAMES && !mostlyUnique(names, m)) {
+    // Few names (and no doubling below): s1 as u16, in the upper half of its slots, so that the
+    // next level's random reads of it touch half the memory; the lower half joins the workspace.
+    const half = m >> 1;
+    const reduced16 = reduced + (<usize>half << 2);
+    for (let j = m - 1; j >= 0; j--) store<u16>(reduced16 + (<usize>j << 1), <u16>get(reduced, j));
+    return saisLevel<u16>(reduced16, sa, m, fs + half, names, mailbox);
+  }
+  if (names < m) return saisLevel<i32>(reduced, sa, m, fs, names, mailbox);
+  for (let j = 0; j < m; j++) put(sa, get(reduced, j), j);
+  return 0;
+}
+
 // ---- element access ----------------------------------------------------------------------------
 
 @inline function chr<C>(t: usize, i: i32): i32 {
@@ -249,19 +276,9 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
       j -= <i32>(name != 0);
     }
   }
-  if (names < m && names <= U16_NAMES && !mostlyUnique(names, m)) {
-    // Few names (and no doubling below): s1 as u16, in the upper half of its slots, so that the
-    // next level's random reads of it touch half the memory; the lower half joins the workspace.
-    const half = m >> 1;
-    const reduced16 = reduced + (<usize>half << 2);
-    for (let j = m - 1; j >= 0; j--) store<u16>(reduced16 + (<usize>j << 1), <u16>get(reduced, j));
-    const status = saisLevel<u16>(reduced16, sa, m, n + fs - 2 * m + half, names, mailbox);
+  {
+    const status = solveReduced(reduced, sa, m, n + fs - 2 * m, names, mailbox);
     if (status != 0) return status;
-  } else if (names < m) {
-    const status = saisLevel<i32>(reduced, sa, m, n + fs - 2 * m, names, mailbox);
-    if (status != 0) return status;
-  } else {
-    for (let j = 0; j < m; j++) put(sa, get(reduced, j), j);
   }
   // Map ranks of s1 back to text positions: s1[j] is the j-th LMS position from the left. When the
   // free region holds three k-arrays, the same scan counts LMS positions per first symbol (in

@@ -12,7 +12,7 @@ import {
   saisWorkspaceSlots,
   type SaisKernel,
 } from "../src/cpu/algorithms/sais.js";
-import { suffixArrayLarge } from "../src/cpu/algorithms/sais-large.js";
+import { suffixArrayLarge, suffixArrayLargeOnKernel } from "../src/cpu/algorithms/sais-large.js";
 import { saisWasm } from "./support/sais-runner.js";
 import { verifySuffixArrayOf } from "../src/engine/verify.js";
 import {
@@ -199,6 +199,32 @@ describe("suffixArrayLarge (TypeScript port)", () => {
     }
   });
 
+  it("with the reduced string on the kernel: matches the naive oracle on seeded random strings", async () => {
+    const r = rng(98);
+    let onKernel = 0;
+    for (const sigma of [1, 2, 4, 26, 256]) {
+      for (let trial = 0; trial < 40; trial++) {
+        const n = Math.floor(r() * 3001);
+        const t = randomText(n, sigma, trial * 37 + sigma);
+        const { sa, reducedOnKernel } = await suffixArrayLargeOnKernel(t);
+        expectSuffixArray(sa, naiveSuffixArray(t), `sigma ${sigma} n ${n}`);
+        if (reducedOnKernel) onKernel++;
+      }
+    }
+    expect(onKernel).toBeGreaterThan(100);
+  });
+
+  it("with the reduced string on the kernel: its smallest workspace, and the port when the heap is too small", async () => {
+    for (const [name, t] of [...hardFamilies(3000, 5), ["alternating high", alternatingHigh(50_000, 8)] as const]) {
+      const want = naiveSuffixArray(t);
+      const small = await suffixArrayLargeOnKernel(t, { reducedWorkspace: 0 });
+      expectSuffixArray(small.sa, want, `${name}, smallest workspace`);
+      const port = await suffixArrayLargeOnKernel(t, { heapLimit: 0 });
+      expect(port.reducedOnKernel, name).toBe(false);
+      expectSuffixArray(port.sa, want, `${name}, no heap`);
+    }
+  });
+
   it("is correct with minimal workspaces (retry path)", () => {
     const t = alternatingHigh(50_000, 8);
     const want = doublingSuffixArray(t);
@@ -214,11 +240,14 @@ describe("suffixArrayLarge (TypeScript port)", () => {
 // TypeScript port. (The O(n log^2 n) doubling oracle checks these families at 64 KiB above.)
 describe("hard families at 1 MiB", () => {
   for (const [name, t] of hardFamilies(1 << 20, 11)) {
-    it(name, () => {
+    it(name, async () => {
       const want = saisWasm(t).sa.slice();
       expect(verifySuffixArrayOf(t, want), `${name} wasm`).toEqual({ ok: true });
       expectSuffixArray(saisWasm(t, 512).sa, want, `${name} wasm fs 512`);
       expectSuffixArray(suffixArrayLarge(t), want, `${name} port`);
+      for (const threads of [1, 2]) {
+        expectSuffixArray((await suffixArrayLargeOnKernel(t, { threads })).sa, want, `${name} port + kernel, ${threads} threads`);
+      }
     });
   }
 });
@@ -299,6 +328,9 @@ describe("sais with a helper thread (2 and 3 threads)", () => {
     expect(verifySuffixArrayOf(t, want)).toEqual({ ok: true });
     expectSuffixArray(saisWasm(t, 512).sa, want, "wasm fs 512");
     expectSuffixArray(suffixArrayLarge(t), want, "TypeScript port");
+    for (const threads of [1, 2]) {
+      expectSuffixArray((await suffixArrayLargeOnKernel(t, { threads })).sa, want, `port + kernel, ${threads} threads`);
+    }
     for (const threads of [2, 3]) expectSuffixArray(await build(threads, t), want, `${threads} threads`);
   });
 

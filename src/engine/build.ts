@@ -11,7 +11,7 @@ import { describeRepeats, hasLongRepeats, planEngine, routeByRepeats, routeByTex
 import { longRepeatShare } from "./repeats.js";
 import { verifyInHeap, type Verdict } from "./verify.js";
 import { verifyLarge } from "./verify-large.js";
-import { suffixArrayLarge } from "../cpu/algorithms/sais-large.js";
+import { suffixArrayLargeOnKernel } from "../cpu/algorithms/sais-large.js";
 import { acquireGpu, resolveGpuMode, type GpuContext, type GpuMode } from "../gpu/device.js";
 import { maxDoublingLength } from "../gpu/algorithms/doubling.js";
 import { maxDc7Length } from "../gpu/algorithms/difference-cover.js";
@@ -368,7 +368,7 @@ export async function buildLarge(text: Uint8Array, options: BuildOptions = {}, s
       await executor.close();
     }
   } else {
-    sa = suffixArrayLarge(text);
+    sa = (await suffixArrayLargeOnKernel(text, { threads: options.threads ?? defaultThreads() })).sa;
   }
   const seconds = (performance.now() - t0) / 1000;
   let verdict: Verdict | null = null;

@@ -1,13 +1,15 @@
 // Randomised cross-check of the CPU algorithms, for longer runs than the test suite affords: texts
 // of up to --max-bytes (3 MB) from the ten families of stress-texts.mjs (FILEs give the slices).
 // Each text's SA-IS result (1 thread) is checked by the linear verifier; sais, range and skew at
-// each of --threads (1, 2 and 3) must equal it. Stops at the first difference and prints the seed
+// each of --threads (1, 2 and 3) must equal it, and so must the path of texts beyond the
+// WebAssembly memory (level 0 in TypeScript, the reduced string on the kernel: sais-large). Stops at the first difference and prints the seed
 // and the case, so that it can be replayed.
 //
 //   npm run build && node bench/stress-cpu.mjs [--seed S] [--seconds T] [--threads 1,2,3]
 //       [--max-bytes B] [FILE...]
 import { readFileSync } from "node:fs";
 import { createEngine, verifySuffixArray } from "../dist/src/index.js";
+import { suffixArrayLargeOnKernel } from "../dist/src/cpu/algorithms/sais-large.js";
 import { firstDifference, generate, seeded, takeOption } from "./stress-texts.mjs";
 
 const args = process.argv.slice(2);
@@ -35,6 +37,11 @@ try {
         const at = firstDifference(sa, reference);
         if (at >= 0) throw new Error(`seed ${seed}, case ${cases} (${what}): ${algo} at ${threads} threads differs at ${at}`);
       }
+    }
+    for (const threads of threadCounts) {
+      const { sa } = await suffixArrayLargeOnKernel(text, { threads });
+      const at = firstDifference(sa, reference);
+      if (at >= 0) throw new Error(`seed ${seed}, case ${cases} (${what}): sais-large at ${threads} threads differs at ${at}`);
     }
     cases++;
   }

@@ -1,6 +1,8 @@
 // SA-IS (asm/sais.ts through src/cpu/algorithms/sais.ts) and its TypeScript port
 // (src/cpu/algorithms/sais-large.ts) against the naive and prefix-doubling oracles.
+import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { packagePath } from "../src/paths.js";
 import { SharedHeap } from "../src/cpu/memory.js";
 import { createExecutor, SequentialExecutor } from "../src/cpu/executor.js";
 import { instantiate } from "../src/cpu/wasm.js";
@@ -223,6 +225,29 @@ describe("suffixArrayLarge (TypeScript port)", () => {
       expect(port.reducedOnKernel, name).toBe(false);
       expectSuffixArray(port.sa, want, `${name}, no heap`);
     }
+  });
+
+  it("with the reduced string on the kernel: the port takes over when ulimit -v refuses the heap", () => {
+    const module = JSON.stringify(packagePath("dist", "src", "cpu", "algorithms", "sais-large.js"));
+    const code = `
+      const { suffixArrayLarge, suffixArrayLargeOnKernel } = await import(${module});
+      let s = 7;
+      const t = new Uint8Array(1 << 20);
+      for (let i = 0; i < t.length; i++) { s = (s * 1103515245 + 12345) >>> 0; t[i] = 65 + ((s >>> 16) & 3); }
+      const want = suffixArrayLarge(t);
+      const { sa, reducedOnKernel } = await suffixArrayLargeOnKernel(t, { threads: 2 });
+      let equal = sa.length === want.length;
+      for (let i = 0; equal && i < sa.length; i++) equal = sa[i] === want[i];
+      console.log(reducedOnKernel, equal);`;
+    const free = spawnSync(process.execPath, ["--input-type=module", "-e", code], { encoding: "utf8", timeout: 60_000 });
+    expect(free.stdout.trim()).toBe("true true");
+    // Node 20 and 22 cannot reserve the shared memory under this limit (Node 24 may: it needs less)
+    const limited = spawnSync("bash", ["-c", `ulimit -v 3000000 && exec "$0" "$@"`, process.execPath, "--input-type=module", "-e", code], {
+      encoding: "utf8", timeout: 60_000,
+    });
+    expect(limited.stderr).toBe("");
+    expect(limited.stdout.trim()).toMatch(Number(process.versions.node.split(".")[0]) < 24 ? /^false true$/ : /^(true|false) true$/);
+    expect(limited.status).toBe(0);
   });
 
   it("is correct with minimal workspaces (retry path)", () => {

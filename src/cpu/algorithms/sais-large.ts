@@ -14,7 +14,8 @@
 // Limits: n <= 2^31 - 1 (entries are Int32 with the sign bit as a flag); the SA buffer holds
 // n + fs Int32 slots (fs <= 2^24 + 4096 on the first try), so the JS engine must allow typed
 // arrays of that length.
-import { createExecutor } from "../executor.js";
+import { SufsortError } from "../../errors.js";
+import { checkWorkerAddressSpace, createExecutor, type Executor } from "../executor.js";
 import { MAX_HEAP_BYTES, SharedHeap } from "../memory.js";
 import { HELPER_MIN_TEXT, MIN_WORKSPACE, SAIS_HELPER_BYTES, saisWorkspaceSlots, SAIS_MAX_LENGTH, type SaisKernel } from "./sais.js";
 
@@ -97,12 +98,22 @@ async function sortReducedOnKernel(
   fs = Math.max(fs, 2 * names, MIN_WORKSPACE);
   if (!fits(fs)) fs = Math.floor((heapLimit - bytesFor(0)) / 4);
   if (fs < 2 * names) return false;
-  const heap = new SharedHeap(bytesFor(fs));
-  const helped = threads >= 2 && m >= HELPER_MIN_TEXT;
-  const executor = createExecutor(heap, helped ? 2 : 1);
-  const kernels = executor.kernels as unknown as SaisKernel;
-  const start = heap.used;
+  // The port takes over when the system refuses the memory or the address space (ulimit -v) that
+  // the heap needs; the helper's two workers, when what the heap leaves is too little for them.
+  let executor: Executor | undefined;
   try {
+    const heap = new SharedHeap(bytesFor(fs));
+    let helped = threads >= 2 && m >= HELPER_MIN_TEXT;
+    if (helped) {
+      try {
+        checkWorkerAddressSpace(2);
+      } catch {
+        helped = false;
+      }
+    }
+    executor = createExecutor(heap, helped ? 2 : 1);
+    const kernels = executor.kernels as unknown as SaisKernel;
+    const start = heap.used;
     for (;;) {
       heap.release(start);
       const saPtr = heap.alloc(4 * (2 * m + fs));
@@ -128,8 +139,11 @@ async function sortReducedOnKernel(
       if (!fits(2 * fs)) return false;
       fs *= 2;
     }
+  } catch (error) {
+    if (error instanceof SufsortError) return false;
+    throw error;
   } finally {
-    await executor.close();
+    await executor?.close();
   }
 }
 

@@ -1,5 +1,5 @@
 // The verifier of asm/verify.ts in TypeScript, for inputs whose text + SA exceed the 4 GiB
-// WebAssembly memory (n above ~800 MB). Same checks, same order, same verdicts.
+// WebAssembly memory (n above ~800 MB). The same checks and verdicts; its two order checks share one pass.
 import type { Verdict } from "./verify.js";
 
 export function verifyLarge(t: Uint8Array, sa: Uint32Array): Verdict {
@@ -16,19 +16,25 @@ export function verifyLarge(t: Uint8Array, sa: Uint32Array): Verdict {
     seen[s >>> 3] |= mask;
   }
   if (n === 0) return { ok: true };
-  for (let k = 1; k < n; k++) if (t[sa[k]] < t[sa[k - 1]]) return orderFault(t, sa, k - 1);
-  const next = new Float64Array(256);
+  const next = new Int32Array(256);
   for (let i = 0; i < n; i++) next[t[i]]++;
   for (let c = 0, sum = 0; c < 256; c++) {
     const count = next[c];
     next[c] = sum;
     sum += count;
   }
-  // The empty suffix n first, then every suffix in SA order: its predecessor opens the rest of its bucket.
+  // One pass for both checks (T[s] and T[s - 1] mostly share a cache line, and each is a random
+  // load): the first characters ascend in SA order, and the empty suffix n first, then every
+  // suffix in SA order, its predecessor opens the rest of its bucket. Any fault goes to
+  // orderFault, which reports the first adjacent pair out of order.
   let p = next[t[n - 1]]++;
   if (sa[p] !== n - 1) return orderFault(t, sa, p);
+  let before = 0;
   for (let k = 0; k < n; k++) {
     const s = sa[k];
+    const c = t[s];
+    if (c < before) return orderFault(t, sa, k - 1);
+    before = c;
     if (s === 0) continue;
     p = next[t[s - 1]]++;
     if (sa[p] !== s - 1) return orderFault(t, sa, p);

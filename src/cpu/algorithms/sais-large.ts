@@ -17,7 +17,7 @@
 import { SufsortError } from "../../errors.js";
 import { checkWorkerAddressSpace, createExecutor, type Executor } from "../executor.js";
 import { MAX_HEAP_BYTES, SharedHeap } from "../memory.js";
-import { HELPER_MIN_TEXT, MIN_WORKSPACE, SAIS_HELPER_BYTES, saisWorkspaceSlots, SAIS_MAX_LENGTH, type SaisKernel } from "./sais.js";
+import { HELPER_MIN_TEXT, MIN_WORKSPACE, runWithHelper, SAIS_HELPER_BYTES, saisWorkspaceSlots, SAIS_MAX_LENGTH } from "./sais.js";
 
 type Text = Uint8Array | Int32Array;
 
@@ -112,26 +112,13 @@ async function sortReducedOnKernel(
       }
     }
     executor = createExecutor(heap, helped ? 2 : 1);
-    const kernels = executor.kernels as unknown as SaisKernel;
     const start = heap.used;
     for (;;) {
       heap.release(start);
       const saPtr = heap.alloc(4 * (2 * m + fs));
       const mailbox = heap.alloc(SAIS_HELPER_BYTES, 64);
       heap.i32(saPtr + 4 * (m + fs), m).set(s1);
-      let status: number;
-      if (helped) {
-        kernels.saisHelperReset(mailbox);
-        const helper = executor.runOne("saisHelper", [mailbox]);
-        try {
-          status = await executor.runOne("saisReduced", [saPtr, m, fs, names, mailbox]);
-        } finally {
-          kernels.saisHelperExit(mailbox);
-          await helper;
-        }
-      } else {
-        status = await executor.runOne("saisReduced", [saPtr, m, fs, names, 0]);
-      }
+      const status = await runWithHelper(executor, "saisReduced", [saPtr, m, fs, names], helped ? mailbox : 0);
       if (status === 0) {
         out.set(heap.i32(saPtr, m));
         return true;

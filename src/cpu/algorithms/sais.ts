@@ -23,6 +23,7 @@
 // level 0 in TypeScript and hands the reduced string to this kernel (saisReduced).
 import { registerSorter, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import { failure } from "../../errors.js";
+import type { Executor } from "../executor.js";
 import { MAX_HEAP_BYTES } from "../memory.js";
 
 /** Largest fs that covers level 1's buckets for any text (see asm/sais.ts: 3-byte LMS substrings). */
@@ -85,6 +86,26 @@ export function runSais(
   }
 }
 
+/**
+ * Runs `kernel(...args, mailbox)` (sais or saisReduced) on a worker when there is one, so that the
+ * caller's thread stays responsive; with a mailbox, saisHelper(mailbox) runs beside it on another.
+ */
+export async function runWithHelper(executor: Executor, kernel: string, args: readonly number[], mailbox: number): Promise<number> {
+  if (mailbox === 0) return executor.runOne(kernel, [...args, 0]);
+  const kernels = executor.kernels as unknown as SaisKernel;
+  if (kernels.saisHelperBytes() !== SAIS_HELPER_BYTES) throw new Error("sais: SAIS_HELPER_BYTES is out of date");
+  kernels.saisHelperReset(mailbox);
+  const helper = executor.runOne("saisHelper", [mailbox]);
+  try {
+    return await executor.runOne(kernel, [...args, mailbox]);
+  } finally {
+    // The kernel posts exit when it returns; this one covers a kernel that threw (the kernel is
+    // done either way, so the mailbox has one writer at a time).
+    kernels.saisHelperExit(mailbox);
+    await helper;
+  }
+}
+
 export const saisSorter: SuffixSorter = {
   name: "sais",
   engine: "cpu",
@@ -109,24 +130,8 @@ export const saisSorter: SuffixSorter = {
     // The whole scratch: the workspace, then (64-byte aligned) the helper's mailbox.
     reserve(saisSorter.scratchBytes(n) / 4);
     const mailbox = Math.ceil((workspaceStart + 4 * fs) / 64) * 64;
-    const kernels = ctx.kernels as unknown as SaisKernel;
-    let status: number;
-    if (ctx.executor.threads >= 2 && n >= HELPER_MIN_TEXT) {
-      if (kernels.saisHelperBytes() !== SAIS_HELPER_BYTES) throw new Error("sais: SAIS_HELPER_BYTES is out of date");
-      kernels.saisHelperReset(mailbox);
-      const helper = ctx.executor.runOne("saisHelper", [mailbox]);
-      try {
-        status = await ctx.executor.runOne("sais", [textPtr, saPtr, n, fs, mailbox]);
-      } finally {
-        // The kernel posts exit when it returns; this one covers a kernel that threw (the kernel
-        // is done either way, so the mailbox has one writer at a time).
-        kernels.saisHelperExit(mailbox);
-        await helper;
-      }
-    } else {
-      // On a worker when there is one, so the caller's thread stays responsive.
-      status = await ctx.executor.runOne("sais", [textPtr, saPtr, n, fs, 0]);
-    }
+    const helped = ctx.executor.threads >= 2 && n >= HELPER_MIN_TEXT;
+    const status = await runWithHelper(ctx.executor, "sais", [textPtr, saPtr, n, fs], helped ? mailbox : 0);
     // The rare retry with a larger workspace (a deep level's buckets did not fit) runs here.
     if (status !== 0) {
       const larger = Math.max(fs * 2, MIN_WORKSPACE);

@@ -189,6 +189,14 @@ describe("sufsort build", () => {
     expectOneLineError(r.stderr, /cannot read .*secret.*permission denied/);
   });
 
+  it("names the folder when no temporary file can be created beside the output (/proc)", () => {
+    const input = join(tmp(), "in.txt");
+    writeFileSync(input, "banana");
+    const r = sufsort("build", input, "-o", "/proc/version");
+    expect(r.code).toBe(1);
+    expectOneLineError(r.stderr, /^sufsort: cannot write '\/proc\/version': cannot create a temporary file in '\/proc' \(.+\)$/);
+  });
+
   it("fails with exit 1 when the input is a directory", () => {
     const dir = tmp();
     const r = sufsort("build", dir, "-o", join(dir, "x.sa"));

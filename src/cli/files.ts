@@ -227,7 +227,12 @@ export function writeFileAtomic(path: string, parts: Iterable<ArrayBufferView>):
   pending.add(tmp);
   let fd: number | undefined;
   try {
-    fd = openSync(tmp, "wx");
+    try {
+      fd = openSync(tmp, "wx");
+    } catch (e) {
+      // e.g. /proc, where a file exists but none can be created: name the step that failed
+      throw failure(`cannot write '${path}': cannot create a temporary file in '${dirname(target)}' (${reason(e)})`);
+    }
     writeAll(fd, parts);
     fsyncSync(fd);
     closeSync(fd);

@@ -2,8 +2,8 @@
 // of up to --max-bytes (3 MB) from the ten families of stress-texts.mjs (FILEs give the slices).
 // Each text's SA-IS result (1 thread) is checked by the linear verifier; sais, range and skew at
 // each of --threads (1, 2 and 3) must equal it, and so must the path of texts beyond the
-// WebAssembly memory (level 0 in TypeScript, the reduced string on the kernel: sais-large). Stops at the first difference and prints the seed
-// and the case, so that it can be replayed.
+// WebAssembly memory (level 0 in TypeScript, the reduced string on the kernel: sais-large). Stops
+// at the first difference and prints the seed and the case, so that it can be replayed.
 //
 //   npm run build && node bench/stress-cpu.mjs [--seed S] [--seconds T] [--threads 1,2,3]
 //       [--max-bytes B] [FILE...]

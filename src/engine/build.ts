@@ -82,7 +82,6 @@ export function checkLength(n: number): void {
   if (n > MAX_INPUT_BYTES) throw failure(`input is ${n} bytes; the limit is ${MAX_INPUT_BYTES} bytes (2^31 - 1)`);
 }
 
-
 /** Whether the build fits the 4 GiB WebAssembly memory. */
 export function fitsHeap(n: number, sorter: SuffixSorter): boolean {
   return heapBytesFor(n, sorter) <= MAX_HEAP_BYTES;

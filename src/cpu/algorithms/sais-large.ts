@@ -64,21 +64,16 @@ export async function suffixArrayLargeOnKernel(text: Uint8Array, options: LargeO
   const n = text.length;
   if (n > SAIS_MAX_LENGTH) throw new RangeError(`sufsort: sais takes at most ${SAIS_MAX_LENGTH} bytes`);
   if (n <= 1) return { sa: suffixArrayLarge(text), reducedOnKernel: false };
-  let reducedOnKernel = false;
+  // fs starts at 4096 slots or more, so level 0's buckets (2 x 256) always fit
   for (let fs = saisWorkspaceSlots(n); ; fs = Math.max(2 * fs, MIN_WORKSPACE)) {
-    if (fs < BYTE_ALPHABET) continue;
     const sa = new Int32Array(n + fs);
     const { m, names } = reduceLevel(text, sa, n, fs, BYTE_ALPHABET);
     const reduced = sa.subarray(n + fs - m, n + fs);
     const free = n + fs - 2 * m;
-    if (names < m) {
-      const limit = Math.min(options.heapLimit ?? MAX_HEAP_BYTES, MAX_HEAP_BYTES, process.availableMemory());
-      const onKernel = await sortReducedOnKernel(reduced, names, sa.subarray(0, m), options.reducedWorkspace ?? free, options.threads ?? 1, limit);
-      if (onKernel) reducedOnKernel = true;
-      else if (!saisLevel(reduced, sa, m, free, names)) continue;
-    } else {
-      for (let j = 0; j < m; j++) sa[reduced[j]] = j;
-    }
+    const limit = Math.min(options.heapLimit ?? MAX_HEAP_BYTES, MAX_HEAP_BYTES, process.availableMemory());
+    const reducedOnKernel = names < m &&
+      (await sortReducedOnKernel(reduced, names, sa.subarray(0, m), options.reducedWorkspace ?? free, options.threads ?? 1, limit));
+    if (!reducedOnKernel && !solveReduced(reduced, sa, m, free, names)) continue;
     completeLevel(text, sa, n, fs, BYTE_ALPHABET, m);
     return { sa: new Uint32Array(sa.buffer, 0, n), reducedOnKernel };
   }
@@ -158,13 +153,18 @@ function bucketBounds(t: Text, n: number, sa: Int32Array, counts: number, bucket
 function saisLevel(t: Text, sa: Int32Array, n: number, fs: number, k: number): boolean {
   if (fs < k) return false;
   const { m, names } = reduceLevel(t, sa, n, fs, k);
-  const reduced = sa.subarray(n + fs - m, n + fs);
-  if (names < m) {
-    if (!saisLevel(reduced, sa, m, n + fs - 2 * m, names)) return false;
-  } else {
-    for (let j = 0; j < m; j++) sa[reduced[j]] = j;
-  }
+  if (!solveReduced(sa.subarray(n + fs - m, n + fs), sa, m, n + fs - 2 * m, names)) return false;
   completeLevel(t, sa, n, fs, k, m);
+  return true;
+}
+
+/**
+ * sa[0..m) = the suffix array of s1 (m names in [0, names), sa[m .. m + fs) free): by recursion,
+ * or directly when every name is unique. false when a level's buckets do not fit.
+ */
+function solveReduced(reduced: Int32Array, sa: Int32Array, m: number, fs: number, names: number): boolean {
+  if (names < m) return saisLevel(reduced, sa, m, fs, names);
+  for (let j = 0; j < m; j++) sa[reduced[j]] = j;
   return true;
 }
 

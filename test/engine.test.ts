@@ -1,7 +1,9 @@
 // The build path: which inputs take the TypeScript path beyond the WebAssembly memory, and that
 // path's results (forced here on small inputs).
 import { describe, expect, it } from "vitest";
-import { buildLarge, resolveSorter, usesLargePath, fitsHeap, MAX_INPUT_BYTES } from "../src/engine/build.js";
+import {
+  buildLarge, buildPlaced, closePlaced, placeBytes, resolveSorter, usesLargePath, fitsHeap, MAX_INPUT_BYTES,
+} from "../src/engine/build.js";
 import { naiveSuffixArray, randomText, hardFamilies } from "./support/inputs.js";
 
 describe("build path", () => {
@@ -19,5 +21,35 @@ describe("build path", () => {
       expect(r.verdict).toEqual({ ok: true });
       expect(r.sa).toEqual(naiveSuffixArray(t));
     }
+  });
+
+  it("runs one-shot CPU builds shorter than the sorter's workersFrom on the calling thread, with the same result", async () => {
+    const threadsOf = async (n: number, algo: string, reuse: boolean) => {
+      const placed = placeBytes(new Uint8Array(n), resolveSorter(algo), 2, reuse);
+      await closePlaced(placed);
+      return placed.executor.threads;
+    };
+    for (const algo of ["sais", "range", "skew"]) {
+      const from = resolveSorter(algo).workersFrom!;
+      expect(from).toBeGreaterThan(0);
+      expect(await threadsOf(from - 1, algo, false)).toBe(1);
+      expect(await threadsOf(from - 1, algo, true)).toBe(2); // the bench's heap, reused
+      expect(await threadsOf(from, algo, false)).toBe(2);
+    }
+    // a GPU sorter keeps its threads (its readback's unpackers, the hybrid's workers)
+    expect(await threadsOf(1000, "gpu-ls-hybrid", false)).toBe(2);
+    const small = randomText(resolveSorter("skew").workersFrom! - 1, 4, 3);
+    const sas: Uint32Array[] = [];
+    for (const reuse of [false, true]) {
+      const placed = placeBytes(small, resolveSorter("skew"), 2, reuse);
+      try {
+        const { sa, verdict } = await buildPlaced(placed, { verify: true });
+        expect(verdict).toEqual({ ok: true });
+        sas.push(sa.slice());
+      } finally {
+        await closePlaced(placed);
+      }
+    }
+    expect(sas[0]).toEqual(sas[1]);
   });
 });

@@ -4,7 +4,7 @@
 // contiguous][verifier scratch].
 import { SharedHeap, MAX_HEAP_BYTES } from "../cpu/memory.js";
 import type { Kernels } from "../cpu/wasm.js";
-import { createExecutor, defaultThreads, type Executor } from "../cpu/executor.js";
+import { checkThreads, createExecutor, defaultThreads, type Executor } from "../cpu/executor.js";
 import { failure, SufsortError, usageError, limitError } from "../errors.js";
 import { getSorter, heapBytesFor, listSorters, TEXT_PADDING, type BuildContext, type DeviceSuffixArrayConsumer, type EngineKind, type Overlap, type SuffixSorter } from "./registry.js";
 import { describeRepeats, hasLongRepeats, planEngine, routeByRepeats, routeByText, traitsOf, wantsGpu, type EngineChoice, type EnginePlan, type TextTraits } from "./choice.js";
@@ -62,7 +62,7 @@ export interface BuildResult {
 export interface PlacedText {
   heap: SharedHeap;
   kernels: Kernels;
-  /** Runs kernels over blocks on worker threads (its pool starts on first parallel use). */
+  /** Runs kernels over blocks on worker threads (one thread below the sorter's workersFrom; see placeText). */
   executor: Executor;
   textPtr: number;
   n: number;
@@ -87,20 +87,30 @@ export function fitsHeap(n: number, sorter: SuffixSorter): boolean {
   return heapBytesFor(n, sorter) <= MAX_HEAP_BYTES;
 }
 
+/** The threads a placed build of n bytes gets: one below the sorter's workersFrom, unless `reuse`. */
+export function placedThreads(n: number, sorter: SuffixSorter, threads: number, reuse = false): number {
+  checkThreads(threads);
+  return reuse || n >= (sorter.workersFrom ?? 0) ? threads : 1;
+}
+
 /**
  * Creates a heap sized for a build of n bytes and returns where the text goes; the caller fills
  * heap.u8(textPtr, n) (the CLI reads the file straight into it, so the text is never copied) and
- * closes the executor (closePlaced) when done with the result.
+ * closes the executor (closePlaced) when done with the result. `reuse`: the heap and its workers
+ * serve many builds (the bench), so small texts keep their threads too. Workers the build will
+ * use start now, to get ready while the caller reads the text.
  */
-export function placeText(n: number, sorter: SuffixSorter, threads = 1): PlacedText {
+export function placeText(n: number, sorter: SuffixSorter, threads = 1, reuse = false): PlacedText {
   checkFits(n, sorter);
   const heap = new SharedHeap(heapBytesFor(n, sorter));
-  return placeIn(heap, createExecutor(heap, threads), n, sorter);
+  const executor = createExecutor(heap, placedThreads(n, sorter, threads, reuse));
+  if (sorter.engine === "cpu" || sorter.usesWorkers?.(n)) executor.start();
+  return placeIn(heap, executor, n, sorter);
 }
 
 /** placeText for a text already in memory: a copy of it in the fresh heap. */
-export function placeBytes(text: Uint8Array, sorter: SuffixSorter, threads = 1): PlacedText {
-  const placed = placeText(text.length, sorter, threads);
+export function placeBytes(text: Uint8Array, sorter: SuffixSorter, threads = 1, reuse = false): PlacedText {
+  const placed = placeText(text.length, sorter, threads, reuse);
   placed.heap.u8(placed.textPtr, text.length).set(text);
   return placed;
 }

@@ -86,6 +86,13 @@ export interface SuffixSorter {
   /** Largest n the algorithm accepts (memory or index-width limits). */
   readonly maxLength: number;
   /**
+   * CPU sorters: the shortest text for which a build that starts its own workers and ends them
+   * after it (placeText without `reuse`: the CLI, the one-shot API) uses them; shorter ones run on
+   * the calling thread, where starting the workers (55-100 ms for two on the 2-core machine) costs
+   * more than they save. 0 or absent: always.
+   */
+  readonly workersFrom?: number;
+  /**
    * Bytes of heap beyond text and SA the algorithm needs for input length n. buildPlaced reserves
    * them right after the SA (ctx.saPtr + 4n); an algorithm that allocates with the heap's bump
    * allocator instead releases that reservation first (heap.release(saPtr + 4n)).

@@ -306,7 +306,7 @@ interface PlacedInput {
 
 /** The input in a heap of its own with `threads` workers, for repeated builds. */
 function placeForRuns(bytes: Uint8Array, sorter: SuffixSorter, threads: number): PlacedInput {
-  const placed = placeBytes(bytes, sorter, threads);
+  const placed = placeBytes(bytes, sorter, threads, true);
   const mark = placed.heap.used;
   return {
     placed,

@@ -42,7 +42,9 @@ Options:
                                unless the scan finds long repeats
   --algo NAME        algorithm ('sufsort algorithms' lists them); with --engine, they must agree
                      (--engine hybrid --algo gpu-ls is gpu-ls-hybrid)
-  --threads N        worker threads for parallel algorithms (1-64; default: all cores, at most 64)
+  --threads N        worker threads for parallel algorithms (1-64; default: all cores, at most 64);
+                     a short text runs on one (under 4 MiB for sais, 2 MiB for range, 1 MiB for
+                     skew), where starting the workers costs more than they save
   --gpu MODE         adapter for GPU algorithms: hardware (default), software (Mesa
                      llvmpipe: slow, for tests) or auto; SUFSORT_GPU sets the default.
                      --engine auto never takes the software adapter
@@ -77,6 +79,7 @@ Options:
     let load: () => Promise<BuildResult>;
     let close = async () => {};
     let reason = "";
+    let ranThreads = threads;
     try {
       checkLength(size);
       // auto's threshold and the routing of --engine gpu look at sampled windows of the file (at
@@ -101,6 +104,7 @@ Options:
       } else {
         // the file goes straight into the shared heap: the text is never copied
         const placed = placeText(size, sorter, threads);
+        ranThreads = placed.executor.threads;
         close = () => closePlaced(placed).finally(() => selection.release());
         file.read(placed.heap.u8(placed.textPtr, size));
         const routing = await routePlacedByRepeats(placed, routePlaced(placed, plan, traits), traits, options);
@@ -132,7 +136,7 @@ Options:
           engine: result.engine,
           reason,
           ...(result.overlap !== undefined ? { overlap: roundOverlap(result.overlap) } : {}),
-          threads,
+          threads: ranThreads,
           seconds: round(result.seconds),
           mbPerSec: result.seconds > 0 ? round(mb / result.seconds) : null,
           peakRssBytes: process.resourceUsage().maxRSS * 1024,

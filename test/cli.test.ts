@@ -408,6 +408,30 @@ describe("sufsort bench", () => {
     }
   });
 
+  it("build --json reports the threads that ran: one for a text too short for the sorter's workers", () => {
+    const dir = tmp();
+    const input = join(dir, "t");
+    writeFileSync(input, randomText(5000, 4, 11));
+    const r = sufsort("build", input, "--algo", "range", "--threads", "2", "--json");
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { threads: number; reason: string };
+    expect(out.threads).toBe(1);
+    expect(out.reason).toMatch(/; one thread: range starts workers from \d+ bytes$/);
+    expect(readSA(`${input}.sa`)).toEqual(naiveSuffixArray(readFileSync(input)));
+  });
+
+  it("--engines rows are placed as sufsort build places them: a short text on one thread", () => {
+    const r = sufsort("bench", "--gen", "dna:64KiB", "--algos", "range", "--engines", "cpu", "--threads", "2", "--runs", "3", "--json");
+    expect(r.code, r.stderr).toBe(0);
+    const rows = r.stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, number | string>);
+    expect(rows.length).toBe(2);
+    const [algoRow, engineRow] = [rows.find((x) => x.engineChoice === undefined)!, rows.find((x) => x.engineChoice === "cpu")!];
+    expect(algoRow.threads).toBe(2); // the bench's own rows keep their threads
+    expect(engineRow.threads).toBe(1);
+    expect(engineRow.reason).toMatch(/; one thread: sais starts workers from \d+ bytes$/);
+    expect(engineRow.oneShotSeconds as number).toBeGreaterThanOrEqual(engineRow.firstSeconds as number);
+  });
+
   it("--speedup times each multi-thread CPU row on one thread too and prints the ratio", () => {
     const r = sufsort("bench", "--gen", "dna:64KiB", "--algos", "range", "--threads", "2", "--runs", "3", "--speedup", "--json");
     expect(r.code, r.stderr).toBe(0);

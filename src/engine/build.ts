@@ -93,6 +93,12 @@ export function placedThreads(n: number, sorter: SuffixSorter, threads: number, 
   return reuse || n >= (sorter.workersFrom ?? 0) ? threads : 1;
 }
 
+/** What a plan's reason adds when placeText ran a build on fewer threads than asked ("" when not). */
+export function placedThreadsNote(placed: PlacedText, threads: number): string {
+  if (placed.executor.threads >= threads) return "";
+  return `; one thread: ${placed.sorter.name} starts workers from ${placed.sorter.workersFrom} bytes`;
+}
+
 /**
  * Creates a heap sized for a build of n bytes and returns where the text goes; the caller fills
  * heap.u8(textPtr, n) (the CLI reads the file straight into it, so the text is never copied) and

@@ -3,7 +3,7 @@
 import type { Command } from "../command.js";
 import { intOption, stringOption, threadsOption } from "../command.js";
 import {
-  buildPlaced, closePlaced, fitsHeap, placeBytes, resolveSorter, routePlacedByRepeats, selectEngine, type BuildOptions, type BuildResult,
+  buildPlaced, closePlaced, fitsHeap, placeBytes, placedThreadsNote, resolveSorter, routePlacedByRepeats, selectEngine, type BuildOptions, type BuildResult,
   type PlacedText,
 } from "../../engine/build.js";
 import type { Overlap, SuffixSorter } from "../../engine/registry.js";
@@ -68,7 +68,9 @@ GPU's clocks fall while only the CPU works, e.g. during the peer's run); their t
 uploading the text and downloading the SA.
 
 With --engines, each engine choice (auto, cpu, gpu, hybrid) gets a row per input with the
-algorithm the engine policy picks for it (and why: --json "reason"), its first run ("first s"),
+algorithm the engine policy picks for it (and why: --json "reason"), placed as \`sufsort build\`
+places it (a text too short for the sorter's workers runs on one thread: its "threads" says so),
+its first run ("first s"),
 and "one-shot s": what one \`sufsort build\` would spend constructing, i.e. the first run plus,
 for GPU algorithms, the device's setup (acquiring it and compiling the algorithm's pipelines,
 timed once), and the scan for long repeats that may send a random-looking text from range to
@@ -216,7 +218,8 @@ async function benchAll(
           skipRow(input.name, n, sorter.name, `${n} bytes are over its limit (max ${sorter.maxLength}, 4 GiB heap)`, json);
           continue;
         }
-        const timed = placeForRuns(input.bytes, sorter, threads);
+        // an engine row is placed as `sufsort build` places it (a short text on one thread)
+        const timed = placeForRuns(input.bytes, sorter, threads, engine === undefined);
         // an engine row's long-repeat scan (range -> SA-IS or the GPU), counted in its one-shot seconds
         let scanSeconds = 0;
         if (plan !== undefined) {
@@ -272,12 +275,12 @@ async function benchAll(
         const t = middle.seconds;
         const mb = n / 1e6 / t;
         const algo = middle.ran === sorter.name ? sorter.name : `${sorter.name} -> ${middle.ran}`;
-        const row: Row = { input: input.name, n, algo, engine: sorter.engine, threads, seconds: t, mbPerSec: mb };
+        const row: Row = { input: input.name, n, algo, engine: sorter.engine, threads: timed.placed.executor.threads, seconds: t, mbPerSec: mb };
         if (middle.handOver !== undefined) row.handOver = middle.handOver;
         if (firstSeconds !== undefined) row.firstSeconds = firstSeconds;
         if (engine !== undefined) {
           row.engineChoice = engine;
-          row.reason = plan!.reason;
+          row.reason = plan!.reason + placedThreadsNote(timed.placed, threads);
           row.oneShotSeconds = firstSeconds! + scanSeconds + (sorter.engine === "cpu" ? 0 : (setupSeconds.get(sorter.name) ?? 0));
         }
         if (middle.overlap) row.overlap = middle.overlap;
@@ -304,9 +307,9 @@ interface PlacedInput {
   build(options: BuildOptions): Promise<BuildResult>;
 }
 
-/** The input in a heap of its own with `threads` workers, for repeated builds. */
-function placeForRuns(bytes: Uint8Array, sorter: SuffixSorter, threads: number): PlacedInput {
-  const placed = placeBytes(bytes, sorter, threads, true);
+/** The input in a heap of its own with `threads` workers (see placeText's `reuse`), for repeated builds. */
+function placeForRuns(bytes: Uint8Array, sorter: SuffixSorter, threads: number, reuse = true): PlacedInput {
+  const placed = placeBytes(bytes, sorter, threads, reuse);
   const mark = placed.heap.used;
   return {
     placed,

@@ -1,7 +1,7 @@
 // sufsort build IN [-o OUT] [--engine E] [--algo NAME] [--threads N] [--gpu MODE] [--verify] [--json]
 import type { Command } from "../command.js";
 import { stringOption, threadsOption } from "../command.js";
-import { buildLarge, buildPlaced, checkLength, closePlaced, MAX_INPUT_BYTES, placeText, routePlaced, routePlacedByRepeats, selectEngine, usesLargePath, type BuildOptions, type BuildResult } from "../../engine/build.js";
+import { buildLarge, buildPlaced, checkLength, closePlaced, MAX_INPUT_BYTES, placedThreadsNote, placeText, routePlaced, routePlacedByRepeats, selectEngine, usesLargePath, type BuildOptions, type BuildResult } from "../../engine/build.js";
 import { parseEngine, sampleWindows, textTraits } from "../../engine/choice.js";
 import type { Overlap } from "../../engine/registry.js";
 import { openInput, checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
@@ -104,12 +104,12 @@ Options:
       } else {
         // the file goes straight into the shared heap: the text is never copied
         const placed = placeText(size, sorter, threads);
-        ranThreads = placed.executor.threads;
         close = () => closePlaced(placed).finally(() => selection.release());
         file.read(placed.heap.u8(placed.textPtr, size));
         const routing = await routePlacedByRepeats(placed, routePlaced(placed, plan, traits), traits, options);
         plan = routing.plan;
-        reason = plan.reason;
+        ranThreads = placed.executor.threads;
+        reason = plan.reason + placedThreadsNote(placed, threads);
         if (routing.gpu) options.gpuContext = routing.gpu;
         const closePlacedText = close;
         close = () => closePlacedText().finally(() => routing.release());

@@ -1,10 +1,12 @@
 // The build path: which inputs take the TypeScript path beyond the WebAssembly memory, and that
 // path's results (forced here on small inputs).
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   buildLarge, buildPlaced, closePlaced, placeBytes, resolveSorter, usesLargePath, fitsHeap, MAX_INPUT_BYTES,
 } from "../src/engine/build.js";
+import { heapBytesFor } from "../src/engine/registry.js";
 import { naiveSuffixArray, randomText, hardFamilies } from "./support/inputs.js";
+import { SufsortError } from "../src/errors.js";
 
 describe("build path", () => {
   it("sends only inputs beyond the 4 GiB WebAssembly memory to the TypeScript SA-IS", () => {
@@ -51,5 +53,35 @@ describe("build path", () => {
       }
     }
     expect(sas[0]).toEqual(sas[1]);
+  });
+
+  it("refuses, in one line, a build that needs more memory than the process may still use", async () => {
+    const text = randomText(100_000, 4, 5);
+    const sais = resolveSorter("sais");
+    const spy = vi.spyOn(process, "availableMemory");
+    try {
+      spy.mockReturnValue(heapBytesFor(text.length, sais) - 1);
+      const error = (() => {
+        try {
+          placeBytes(text, sais, 1);
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(error).toBeInstanceOf(SufsortError);
+      expect((error as SufsortError).exitCode).toBe(1);
+      expect((error as SufsortError).message).toMatch(/^input is 100000 bytes; sais needs about [\d.]+ GB of memory and [\d.]+ GB are available$/);
+      // the TypeScript path needs its SA and workspace beside the text
+      spy.mockReturnValue(4 * text.length);
+      await expect(buildLarge(text)).rejects.toThrow(/needs about [\d.]+ GB of memory/);
+      // enough: both build
+      spy.mockReturnValue(heapBytesFor(text.length, sais));
+      const placed = placeBytes(text, sais, 1);
+      await closePlaced(placed);
+      spy.mockReturnValue(8 * text.length);
+      expect((await buildLarge(text)).sa.length).toBe(text.length);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

@@ -12,6 +12,7 @@ import { longRepeatShare } from "./repeats.js";
 import { verifyInHeap, type Verdict } from "./verify.js";
 import { verifyLarge } from "./verify-large.js";
 import { suffixArrayLargeOnKernel } from "../cpu/algorithms/sais-large.js";
+import { saisWorkspaceSlots } from "../cpu/algorithms/sais.js";
 import { acquireGpu, resolveGpuMode, type GpuContext, type GpuMode } from "../gpu/device.js";
 import { maxDoublingLength } from "../gpu/algorithms/doubling.js";
 import { maxDc7Length } from "../gpu/algorithms/difference-cover.js";
@@ -108,6 +109,7 @@ export function placedThreadsNote(placed: PlacedText, threads: number): string {
  */
 export function placeText(n: number, sorter: SuffixSorter, threads = 1, reuse = false): PlacedText {
   checkFits(n, sorter);
+  checkMemory(n, heapBytesFor(n, sorter), sorter.name);
   const heap = new SharedHeap(heapBytesFor(n, sorter));
   const executor = createExecutor(heap, placedThreads(n, sorter, threads, reuse));
   if (sorter.engine === "cpu" || sorter.usesWorkers?.(n)) executor.start();
@@ -139,6 +141,19 @@ export function placeIn(heap: SharedHeap, executor: Executor, n: number, sorter:
 /** Ends the placed text's worker pool (if it started one); the SA view stays valid. */
 export async function closePlaced(placed: PlacedText): Promise<void> {
   await placed.executor.close();
+}
+
+/**
+ * Refuses a build that needs more memory than this process may still use (process.availableMemory():
+ * the machine's available memory, or what its cgroup's limit leaves): the system would kill it
+ * part way, with no message (or it would run for hours out of swap).
+ */
+export function checkMemory(n: number, bytes: number, what: string): void {
+  const available = process.availableMemory();
+  if (available > 0 && bytes > available) {
+    const gb = (x: number) => `${(x / 1e9).toFixed(2)} GB`;
+    throw limitError(`input is ${n} bytes; ${what} needs about ${gb(bytes)} of memory and ${gb(available)} are available`);
+  }
 }
 
 function checkFits(n: number, sorter: SuffixSorter): void {
@@ -367,6 +382,7 @@ export async function buildLarge(text: Uint8Array, options: BuildOptions = {}, s
   let sa: Uint32Array;
   if (outside) {
     if (text.length > outside.maxLength) throw limitError(`input is ${text.length} bytes; algorithm ${outside.name} accepts at most ${outside.maxLength} bytes`);
+    checkMemory(text.length, 4 * text.length, `${outside.name}'s suffix array`);
     sa = new Uint32Array(text.length);
     const heap = new SharedHeap(1 << 16);
     const executor = createExecutor(heap, 1);
@@ -383,6 +399,8 @@ export async function buildLarge(text: Uint8Array, options: BuildOptions = {}, s
       await executor.close();
     }
   } else {
+    // the text is in memory already; SA-IS in TypeScript adds its SA and workspace
+    checkMemory(text.length, 4 * (text.length + saisWorkspaceSlots(text.length)), "SA-IS (in TypeScript, beyond the 4 GiB WebAssembly memory)");
     sa = (await suffixArrayLargeOnKernel(text, { threads: options.threads ?? defaultThreads() })).sa;
   }
   const seconds = (performance.now() - t0) / 1000;

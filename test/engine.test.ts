@@ -5,6 +5,7 @@ import {
   buildLarge, buildPlaced, closePlaced, placeBytes, resolveSorter, usesLargePath, fitsHeap, MAX_INPUT_BYTES,
 } from "../src/engine/build.js";
 import { heapBytesFor } from "../src/engine/registry.js";
+import { availableMemory, SharedHeap } from "../src/cpu/memory.js";
 import { naiveSuffixArray, randomText, hardFamilies } from "./support/inputs.js";
 import { SufsortError } from "../src/errors.js";
 
@@ -59,6 +60,7 @@ describe("build path", () => {
     const text = randomText(100_000, 4, 5);
     const sais = resolveSorter("sais");
     const spy = vi.spyOn(process, "availableMemory");
+    const limit = vi.spyOn(process, "constrainedMemory").mockReturnValue(0); // no cgroup limit: no file cache added
     try {
       spy.mockReturnValue(heapBytesFor(text.length, sais) - 1);
       const error = (() => {
@@ -70,18 +72,35 @@ describe("build path", () => {
       })();
       expect(error).toBeInstanceOf(SufsortError);
       expect((error as SufsortError).exitCode).toBe(1);
-      expect((error as SufsortError).message).toMatch(/^input is 100000 bytes; sais needs about [\d.]+ GB of memory and [\d.]+ GB are available$/);
+      expect((error as SufsortError).message).toMatch(/^input is 100000 bytes; sais needs about \d+ MB of memory and 0 MB are available$/);
       // the TypeScript path needs its SA and workspace beside the text
       spy.mockReturnValue(4 * text.length);
-      await expect(buildLarge(text)).rejects.toThrow(/needs about [\d.]+ GB of memory/);
+      await expect(buildLarge(text)).rejects.toThrow(/needs about \d+ MB of memory/);
       // enough: both build
-      spy.mockReturnValue(heapBytesFor(text.length, sais));
+      spy.mockReturnValue(heapBytesFor(text.length, sais) + (1 << 20)); // the heap is whole pages
       const placed = placeBytes(text, sais, 1);
       await closePlaced(placed);
       spy.mockReturnValue(8 * text.length);
       expect((await buildLarge(text)).sa.length).toBe(text.length);
     } finally {
       spy.mockRestore();
+      limit.mockRestore();
     }
+  });
+
+  it("refuses to grow a heap past the memory the process may still use", () => {
+    const spy = vi.spyOn(process, "availableMemory").mockReturnValue(10e6);
+    const limit = vi.spyOn(process, "constrainedMemory").mockReturnValue(0);
+    try {
+      const heap = new SharedHeap(1e6);
+      expect(heap.alloc(5e6)).toBeGreaterThan(0);
+      expect(() => heap.alloc(20e6)).toThrow(/^out of memory: growing the shared WebAssembly memory to \d+ bytes needs \d+ MB more and 10 MB are available$/);
+      expect(() => new SharedHeap(11e6)).toThrow(/^out of memory: a shared WebAssembly memory needs \d+ MB more and 10 MB are available$/);
+    } finally {
+      spy.mockRestore();
+      limit.mockRestore();
+    }
+    // without a cgroup limit it is the system's own figure; under one, the cgroup's file cache is added
+    expect(availableMemory()).toBeGreaterThanOrEqual(process.availableMemory());
   });
 });

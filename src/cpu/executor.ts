@@ -132,8 +132,8 @@ const TEAM_SPIN_US = 300;
 /**
  * A piscina pool of `threads` workers, each holding an instance of the module on the heap's memory
  * (workers/cpu.ts). The pool starts on the first parallel call, or at start() (placeText calls it
- * for a build that will use it, so the workers boot while the text is read). Idle workers are unref'd by piscina, so an open pool does not keep
- * the process alive; close() ends the workers.
+ * for a build that will use it, so the workers boot while the text is read). Idle workers are
+ * unref'd by piscina, so an open pool does not keep the process alive; close() ends the workers.
  */
 export class PiscinaExecutor implements Executor {
   readonly kernels: Kernels;

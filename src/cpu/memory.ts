@@ -1,5 +1,7 @@
 // The shared WebAssembly memory and its layout. The host owns the layout: a bump allocator hands out
 // aligned regions; kernels receive pointers and lengths and never allocate (see ../shared NOTES).
+import { readFileSync } from "node:fs";
+import { totalmem } from "node:os";
 import { SufsortError, ExitCode } from "../errors.js";
 
 export const PAGE_BYTES = 65536;
@@ -16,6 +18,7 @@ export class SharedHeap {
   constructor(bytes = PAGE_BYTES) {
     const pages = Math.max(1, Math.ceil(bytes / PAGE_BYTES));
     if (pages > MAX_PAGES) throw heapLimitError(bytes);
+    checkAvailable(pages * PAGE_BYTES, (need, left) => `out of memory: a shared WebAssembly memory needs ${need} more and ${left} are available`);
     try {
       this.memory = new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES, shared: true });
     } catch (error) {
@@ -36,6 +39,7 @@ export class SharedHeap {
     if (!this.fits(bytes, align)) throw heapLimitError(end);
     const have = this.memory.buffer.byteLength;
     if (end > have) {
+      checkAvailable(end - have, (need, left) => `out of memory: growing the shared WebAssembly memory to ${end} bytes needs ${need} more and ${left} are available`);
       try {
         this.memory.grow(Math.ceil((end - have) / PAGE_BYTES));
       } catch (error) {
@@ -66,6 +70,49 @@ export class SharedHeap {
 
   i32(ptr: number, length: number): Int32Array {
     return new Int32Array(this.memory.buffer, ptr, length);
+  }
+}
+
+/**
+ * Bytes of memory this process may still use: process.availableMemory() (the machine's available
+ * memory, which counts its file cache as free, or what a cgroup limit leaves), plus, under a cgroup
+ * limit, the file cache charged to the cgroup, which the kernel reclaims before it kills anything
+ * (libuv counts it as used: in a 700 MB cgroup that had read a 67 MB file and written a 268 MB one,
+ * availableMemory() said 0 while 249 MB of it was file cache).
+ */
+export function availableMemory(): number {
+  const available = process.availableMemory();
+  const limit = process.constrainedMemory();
+  if (!(limit > 0 && limit < totalmem())) return available;
+  return available + cgroupFileCache();
+}
+
+/** File cache charged to this process's memory cgroup (v1 or v2); 0 when it cannot be read. */
+function cgroupFileCache(): number {
+  try {
+    const lines = readFileSync("/proc/self/cgroup", "utf8").split("\n").map((l) => l.split(":"));
+    // "4:memory:/a/b" (v1), else "0::/a/b" (v2)
+    const v1 = lines.find((f) => f.length >= 3 && f[1]!.split(",").includes("memory"));
+    const v2 = lines.find((f) => f.length >= 3 && f[0] === "0" && f[1] === "");
+    const stat = v1 ? `/sys/fs/cgroup/memory${v1[2]}/memory.stat` : v2 ? `/sys/fs/cgroup${v2[2]}/memory.stat` : undefined;
+    if (stat === undefined) return 0;
+    const fields = new Map(readFileSync(stat, "utf8").split("\n").map((l) => l.split(" ") as [string, string]));
+    const field = (name: string) => Number(fields.get(`total_${name}`) ?? fields.get(name) ?? 0) || 0;
+    return field("inactive_file") + field("active_file");
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Refuses memory this process may not have (availableMemory() above): the system would kill the
+ * process once the pages are touched, with no message. The heap checks each growth; callers that
+ * know a whole build's need check that first, with a message naming the build (engine/build.ts).
+ */
+export function checkAvailable(bytes: number, message: (need: string, available: string) => string): void {
+  const available = availableMemory();
+  if (available > 0 && bytes > available) {
+    throw new SufsortError(message(`${Math.ceil(bytes / 1e6)} MB`, `${Math.floor(available / 1e6)} MB`), ExitCode.Failure, true);
   }
 }
 

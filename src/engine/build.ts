@@ -2,7 +2,7 @@
 // verify. Every build goes through here: the CLI, the one-shot API, long-lived engines, bench.
 // Heap layout (host-owned): [text: n bytes + 16 zero bytes][SA: n u32 + the algorithm's scratch,
 // contiguous][verifier scratch].
-import { SharedHeap, MAX_HEAP_BYTES } from "../cpu/memory.js";
+import { availableMemory, checkAvailable, SharedHeap, MAX_HEAP_BYTES } from "../cpu/memory.js";
 import type { Kernels } from "../cpu/wasm.js";
 import { checkThreads, createExecutor, defaultThreads, type Executor } from "../cpu/executor.js";
 import { failure, SufsortError, usageError, limitError } from "../errors.js";
@@ -144,16 +144,12 @@ export async function closePlaced(placed: PlacedText): Promise<void> {
 }
 
 /**
- * Refuses a build that needs more memory than this process may still use (process.availableMemory():
- * the machine's available memory, or what its cgroup's limit leaves): the system would kill it
- * part way, with no message (or it would run for hours out of swap).
+ * Refuses a build that needs more memory than this process may still use (availableMemory() in
+ * cpu/memory.ts): the system would kill it part way, with no message (or it would run for hours
+ * out of swap).
  */
 export function checkMemory(n: number, bytes: number, what: string): void {
-  const available = process.availableMemory();
-  if (available > 0 && bytes > available) {
-    const gb = (x: number) => `${(x / 1e9).toFixed(2)} GB`;
-    throw limitError(`input is ${n} bytes; ${what} needs about ${gb(bytes)} of memory and ${gb(available)} are available`);
-  }
+  checkAvailable(bytes, (need, left) => `input is ${n} bytes; ${what} needs about ${need} of memory and ${left} are available`);
 }
 
 function checkFits(n: number, sorter: SuffixSorter): void {
@@ -238,7 +234,7 @@ export async function selectEngine(options: BuildOptions & { n: number; threads:
   if (algo !== undefined) planEngine({ engine, algo, n, threads, gpu: "none" });
   let gpu = options.gpuContext;
   let owned: GpuContext | undefined;
-  const memory = process.availableMemory();
+  const memory = availableMemory();
   if (gpu === undefined && wantsGpu(engine, algo, n, threads, traits, memory)) {
     const probing = engine === "auto" && algo === undefined;
     const mode = resolveGpuMode(options.gpu);

@@ -200,7 +200,7 @@ export interface EngineRequest {
   traits?: TextTraits;
   /** What acquiring a device found (auto asks only when n reaches the GPU threshold). */
   gpu: GpuAvailability;
-  /** Bytes of memory this process may still use (process.availableMemory()); absent: not asked.
+  /** Bytes of memory this process may still use (availableMemory() in cpu/memory.ts); absent: not asked.
    * auto passes range over for SA-IS when range's heap would not fit in it. */
   memory?: number;
   /** The largest n GPU_PERIODIC_ALGO takes on this device, and GPU_DEFAULT_ALGO in its own layout
@@ -260,7 +260,7 @@ function rangeOverMemory(n: number, memory: number | undefined): boolean {
 }
 
 /** The CPU algorithm for n bytes on `threads` threads (traits: the text's, when known; memory:
- * the bytes this process may still use, process.availableMemory(), when known): range as the
+ * the bytes this process may still use, availableMemory() in cpu/memory.ts, when known): range as the
  * policy above says, unless its heap would not fit in that memory, where SA-IS's may. */
 export function cpuAlgorithm(n: number, threads: number, traits?: TextTraits, memory?: number): string {
   return rangeWanted(n, threads, traits) && !rangeOverMemory(n, memory) ? "range" : "sais";

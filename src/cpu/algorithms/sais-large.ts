@@ -16,7 +16,7 @@
 // arrays of that length.
 import { SufsortError } from "../../errors.js";
 import { checkWorkerAddressSpace, createExecutor, type Executor } from "../executor.js";
-import { MAX_HEAP_BYTES, SharedHeap } from "../memory.js";
+import { availableMemory, MAX_HEAP_BYTES, SharedHeap } from "../memory.js";
 import { HELPER_MIN_TEXT, MIN_WORKSPACE, runWithHelper, SAIS_HELPER_BYTES, saisWorkspaceSlots, SAIS_MAX_LENGTH } from "./sais.js";
 
 type Text = Uint8Array | Int32Array;
@@ -70,7 +70,7 @@ export async function suffixArrayLargeOnKernel(text: Uint8Array, options: LargeO
     const { m, names } = reduceLevel(text, sa, n, fs, BYTE_ALPHABET);
     const reduced = sa.subarray(n + fs - m, n + fs);
     const free = n + fs - 2 * m;
-    const limit = Math.min(options.heapLimit ?? MAX_HEAP_BYTES, MAX_HEAP_BYTES, process.availableMemory());
+    const limit = Math.min(options.heapLimit ?? MAX_HEAP_BYTES, MAX_HEAP_BYTES, availableMemory());
     const reducedOnKernel = names < m &&
       (await sortReducedOnKernel(reduced, names, sa.subarray(0, m), options.reducedWorkspace ?? free, options.threads ?? 1, limit));
     if (!reducedOnKernel && !solveReduced(reduced, sa, m, free, names)) continue;

@@ -276,6 +276,30 @@ describe("sufsort build", () => {
     expect(readSA(join(dir, "fewer.sa"))).toEqual(doublingSuffixArray(readFileSync(input)));
   });
 
+  it("refuses in one line, exit 1, what needs more memory than the process may still use", () => {
+    const dir = tmp();
+    const input = join(dir, "t");
+    const text = randomText(300_000, 4, 12);
+    writeFileSync(input, text);
+    expect(sufsort("build", input, "-o", join(dir, "t.sa")).code).toBe(0);
+    expect(sufsort("bwt", input, "-o", join(dir, "t.bwt")).code).toBe(0);
+    // the child sees 1 MB available and no cgroup limit
+    const preload = "data:text/javascript,process.availableMemory=()=>1e6;process.constrainedMemory=()=>0;";
+    const limited = (...args: string[]) => spawnSync(process.execPath, ["--import", preload, CLI, ...args], { encoding: "utf8" });
+    const cases: Array<[string[], RegExp, string]> = [
+      [["build", input, "-o", join(dir, "b.sa")], /^sufsort: input is 300000 bytes; sais needs about \d+ MB of memory and 1 MB are available$/, "b.sa"],
+      [["lcp", input, "-o", join(dir, "b.lcp")], /needs about \d+ MB of memory and 1 MB are available$/, "b.lcp"],
+      [["verify", input, join(dir, "t.sa")], /^sufsort: input is 300000 bytes; verify's copy of the suffix array needs about 2 MB of memory and 1 MB are available$/, ""],
+      [["unbwt", join(dir, "t.bwt"), "-o", join(dir, "b.un")], /out of memory: a shared WebAssembly memory needs \d+ MB more and 1 MB are available$/, "b.un"],
+    ];
+    for (const [args, pattern, output] of cases) {
+      const r = limited(...args);
+      expect(r.status, args.join(" ")).toBe(1);
+      expectOneLineError(r.stderr, pattern);
+      if (output !== "") expect(existsSync(join(dir, output))).toBe(false);
+    }
+  });
+
   it("fails with exit 1 on an input over the size limit, naming the limit", () => {
     const dir = tmp();
     const input = join(dir, "huge");

@@ -152,6 +152,17 @@ export function checkMemory(n: number, bytes: number, what: string): void {
   checkAvailable(bytes, (need, left) => `input is ${n} bytes; ${what} needs about ${need} of memory and ${left} are available`);
 }
 
+/**
+ * checkMemory for a build beyond the WebAssembly memory (buildLarge): a sorter that takes the text
+ * outside the heap (gpu-dc7) needs its SA beside the text, SA-IS in TypeScript its SA and workspace.
+ * withText: the text is not read yet (the CLI checks before it reads).
+ */
+export function checkLargePathMemory(n: number, sorter: SuffixSorter | undefined, withText: boolean): void {
+  const text = withText ? n : 0;
+  if (sorter?.outsideHeap) checkMemory(n, text + 4 * n, sorter.name);
+  else checkMemory(n, text + 4 * (n + saisWorkspaceSlots(n)), "SA-IS (in TypeScript, beyond the 4 GiB WebAssembly memory)");
+}
+
 function checkFits(n: number, sorter: SuffixSorter): void {
   checkLength(n);
   if (n > sorter.maxLength) {
@@ -378,7 +389,7 @@ export async function buildLarge(text: Uint8Array, options: BuildOptions = {}, s
   let sa: Uint32Array;
   if (outside) {
     if (text.length > outside.maxLength) throw limitError(`input is ${text.length} bytes; algorithm ${outside.name} accepts at most ${outside.maxLength} bytes`);
-    checkMemory(text.length, 4 * text.length, `${outside.name}'s suffix array`);
+    checkLargePathMemory(text.length, outside, false);
     sa = new Uint32Array(text.length);
     const heap = new SharedHeap(1 << 16);
     const executor = createExecutor(heap, 1);
@@ -395,8 +406,7 @@ export async function buildLarge(text: Uint8Array, options: BuildOptions = {}, s
       await executor.close();
     }
   } else {
-    // the text is in memory already; SA-IS in TypeScript adds its SA and workspace
-    checkMemory(text.length, 4 * (text.length + saisWorkspaceSlots(text.length)), "SA-IS (in TypeScript, beyond the 4 GiB WebAssembly memory)");
+    checkLargePathMemory(text.length, sorter, false);
     sa = (await suffixArrayLargeOnKernel(text, { threads: options.threads ?? defaultThreads() })).sa;
   }
   const seconds = (performance.now() - t0) / 1000;

@@ -1,7 +1,7 @@
 // sufsort build IN [-o OUT] [--engine E] [--algo NAME] [--threads N] [--gpu MODE] [--verify] [--json]
 import type { Command } from "../command.js";
 import { stringOption, threadsOption } from "../command.js";
-import { buildLarge, buildPlaced, checkLength, closePlaced, MAX_INPUT_BYTES, placedThreadsNote, placeText, routePlaced, routePlacedByRepeats, selectEngine, usesLargePath, type BuildOptions, type BuildResult } from "../../engine/build.js";
+import { buildLarge, buildPlaced, checkLargePathMemory, checkLength, closePlaced, MAX_INPUT_BYTES, placedThreadsNote, placeText, routePlaced, routePlacedByRepeats, selectEngine, usesLargePath, type BuildOptions, type BuildResult } from "../../engine/build.js";
 import { parseEngine, sampleWindows, textTraits } from "../../engine/choice.js";
 import type { Overlap } from "../../engine/registry.js";
 import { openInput, checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
@@ -98,6 +98,7 @@ Options:
       if (usesLargePath(size, sorter)) {
         // beyond the WebAssembly memory: the text in a plain buffer, SA-IS in TypeScript or a
         // sorter that takes it there (gpu-dc7)
+        checkLargePathMemory(size, sorter, true);
         const text = new Uint8Array(size);
         file.read(text);
         load = () => buildLarge(text, options, sorter);

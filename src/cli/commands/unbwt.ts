@@ -1,7 +1,7 @@
 // sufsort unbwt IN.bwt [-o OUT] [--threads N]
 import type { Command } from "../command.js";
 import { stringOption, threadsOption } from "../command.js";
-import { checkLength, MAX_INPUT_BYTES } from "../../engine/build.js";
+import { checkLength, checkMemory, MAX_INPUT_BYTES } from "../../engine/build.js";
 import { createExecutor } from "../../cpu/executor.js";
 import { BWT_HEADER_BYTES, checkPrimary, unbwtHeap, unbwtInHeap, unbwtLarge } from "../../apps/bwt.js";
 import type { SharedHeap } from "../../cpu/memory.js";
@@ -52,6 +52,8 @@ Options:
       }
       // In place in the heap (the chains, on every thread) when it fits, else in plain arrays.
       heap = unbwtHeap(n);
+      // plain arrays: the BWT, then the text, F and psi (apps/bwt.ts unbwtLarge): 7n bytes
+      if (heap === undefined) checkMemory(n, 7 * n, "unbwt (beyond the 4 GiB WebAssembly memory)");
       bytes = heap ? heap.u8(heap.alloc(n), n) : new Uint8Array(n);
       file.read(bytes, BWT_HEADER_BYTES);
     } finally {

@@ -3,7 +3,7 @@ import type { Command } from "../command.js";
 import { openInput, readInput } from "../files.js";
 import { verifySuffixArrayOf } from "../../engine/verify.js";
 import { failure } from "../../errors.js";
-import { checkLength, MAX_INPUT_BYTES } from "../../engine/build.js";
+import { checkLength, checkMemory, MAX_INPUT_BYTES } from "../../engine/build.js";
 
 export const verifyCommand: Command = {
   name: "verify",
@@ -28,6 +28,8 @@ Options:
     let sa: Uint32Array;
     try {
       if (size % 4 !== 0) throw failure(`'${saPath}' is ${size} bytes, not a whole number of uint32 entries`);
+      // the SA beside the text (the verifier's heap is checked as it grows)
+      checkMemory(text.length, size, "verify's copy of the suffix array");
       sa = new Uint32Array(size / 4);
       const CHUNK = 1 << 30;
       for (let off = 0; off < size; off += CHUNK) file.read(new Uint8Array(sa.buffer, off, Math.min(CHUNK, size - off)), off);

@@ -298,6 +298,12 @@ describe("sufsort build", () => {
       expectOneLineError(r.stderr, pattern);
       if (output !== "") expect(existsSync(join(dir, output))).toBe(false);
     }
+    // SUFSORT_MEMORY_CHECK=0: the user takes the risk
+    const unchecked = spawnSync(process.execPath, ["--import", preload, CLI, "build", input, "-o", join(dir, "u.sa")], {
+      encoding: "utf8", env: { ...process.env, SUFSORT_MEMORY_CHECK: "0" },
+    });
+    expect(unchecked.status, unchecked.stderr).toBe(0);
+    expect(readFileSync(join(dir, "u.sa")).equals(readFileSync(join(dir, "t.sa")))).toBe(true);
   });
 
   it("fails with exit 1 on an input over the size limit, naming the limit", () => {

@@ -46,15 +46,26 @@ export function verifyInHeap(heap: SharedHeap, kernels: Kernels, textPtr: number
   }
 }
 
+/** The verdict for an SA of `entries` entries given for a text of n bytes (entries != n). */
+export function lengthVerdict(entries: number, n: number): Verdict {
+  return { ok: false, kind: "length", position: Math.min(entries, n), message: `SA has ${entries} entries; the text has ${n} bytes` };
+}
+
+/**
+ * A fresh heap for verifying a text of n bytes (text, SA and the verifier's bitmap), or undefined
+ * when a fault's rank array would not fit in the 4 GiB memory (then verifyLarge, in TypeScript).
+ */
+export function verifyHeapFor(n: number): SharedHeap | undefined {
+  if (64 + 9 * n + ((n + 7) >> 3) + 8192 > MAX_HEAP_BYTES) return undefined;
+  return new SharedHeap(64 + n + 4 * n + ((n + 7) >> 3) + 8192);
+}
+
 /** Verifies any text and SA (copied into a fresh heap, or checked in TypeScript when too large for one). */
 export function verifySuffixArrayOf(text: Uint8Array, sa: Uint32Array): Verdict {
   const n = text.length;
-  if (sa.length !== n) {
-    return { ok: false, kind: "length", position: Math.min(sa.length, n), message: `SA has ${sa.length} entries; the text has ${n} bytes` };
-  }
-  // text + SA + bitmap, and a rank array when a fault must be located: beyond 4 GiB, the TypeScript twin
-  if (64 + 9 * n + ((n + 7) >> 3) + 8192 > MAX_HEAP_BYTES) return verifyLarge(text, sa);
-  const heap = new SharedHeap(64 + n + 4 * n + ((n + 7) >> 3) + 8192);
+  if (sa.length !== n) return lengthVerdict(sa.length, n);
+  const heap = verifyHeapFor(n);
+  if (heap === undefined) return verifyLarge(text, sa);
   const textPtr = heap.alloc(n);
   heap.u8(textPtr, n).set(text);
   const saPtr = heap.alloc(4 * n);

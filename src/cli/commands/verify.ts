@@ -1,7 +1,9 @@
 // sufsort verify IN SA
 import type { Command } from "../command.js";
-import { openInput, readInput } from "../files.js";
-import { verifySuffixArrayOf } from "../../engine/verify.js";
+import { openInput } from "../files.js";
+import { lengthVerdict, verifyHeapFor, verifyInHeap, type Verdict } from "../../engine/verify.js";
+import { verifyLarge } from "../../engine/verify-large.js";
+import { instantiate } from "../../cpu/wasm.js";
 import { failure } from "../../errors.js";
 import { checkLength, checkMemory, MAX_INPUT_BYTES } from "../../engine/build.js";
 
@@ -20,23 +22,44 @@ Options:
   positionals: { min: 2, max: 2, names: "input file IN and suffix array file SA" },
   async run(args) {
     const [input, saPath] = args.positionals;
-    const text = readInput(input, MAX_INPUT_BYTES);
-    checkLength(text.length);
-    // read straight into a Uint32Array: an SA file can exceed the largest Uint8Array
-    const file = openInput(saPath);
-    const size = file.size;
-    let sa: Uint32Array;
+    const textFile = openInput(input, MAX_INPUT_BYTES);
+    let verdict: Verdict;
     try {
-      if (size % 4 !== 0) throw failure(`'${saPath}' is ${size} bytes, not a whole number of uint32 entries`);
-      // the SA beside the text (the verifier's heap is checked as it grows)
-      checkMemory(text.length, size, "verify's copy of the suffix array");
-      sa = new Uint32Array(size / 4);
-      const CHUNK = 1 << 30;
-      for (let off = 0; off < size; off += CHUNK) file.read(new Uint8Array(sa.buffer, off, Math.min(CHUNK, size - off)), off);
+      const n = textFile.size;
+      checkLength(n);
+      const saFile = openInput(saPath);
+      try {
+        const size = saFile.size;
+        if (size % 4 !== 0) throw failure(`'${saPath}' is ${size} bytes, not a whole number of uint32 entries`);
+        // an SA file can exceed the largest Uint8Array: read in chunks
+        const readSA = (into: (off: number, length: number) => Uint8Array) => {
+          const CHUNK = 1 << 30;
+          for (let off = 0; off < size; off += CHUNK) saFile.read(into(off, Math.min(CHUNK, size - off)), off);
+        };
+        const heap = size === 4 * n ? verifyHeapFor(n) : undefined;
+        if (size !== 4 * n) {
+          verdict = lengthVerdict(size / 4, n);
+        } else if (heap !== undefined) {
+          // both files straight into the verifier's heap: no copy of either
+          const textPtr = heap.alloc(n);
+          textFile.read(heap.u8(textPtr, n));
+          const saPtr = heap.alloc(4 * n);
+          readSA((off, length) => heap.u8(saPtr + off, length));
+          verdict = verifyInHeap(heap, instantiate(heap.memory), textPtr, saPtr, n);
+        } else {
+          checkMemory(n, 5 * n, "verify (beyond the 4 GiB WebAssembly memory)");
+          const text = new Uint8Array(n);
+          textFile.read(text);
+          const sa = new Uint32Array(n);
+          readSA((off, length) => new Uint8Array(sa.buffer, off, length));
+          verdict = verifyLarge(text, sa);
+        }
+      } finally {
+        saFile.close();
+      }
     } finally {
-      file.close();
+      textFile.close();
     }
-    const verdict = verifySuffixArrayOf(text, sa);
     if (!verdict.ok) throw failure(`not a suffix array of '${input}': ${verdict.message}`);
     process.stdout.write("OK\n");
     return 0;

@@ -145,8 +145,8 @@ export async function closePlaced(placed: PlacedText): Promise<void> {
 
 /**
  * Refuses a build that needs more memory than this process may still use (availableMemory() in
- * cpu/memory.ts): the system would kill it part way, with no message (or it would run for hours
- * out of swap).
+ * cpu/memory.ts): the system would kill it part way, with no message (or it would page its
+ * random reads from swap).
  */
 export function checkMemory(n: number, bytes: number, what: string): void {
   checkAvailable(bytes, (need, left) => `input is ${n} bytes; ${what} needs about ${need} of memory and ${left} are available`);

@@ -14,11 +14,17 @@ export class SharedHeap {
   readonly memory: WebAssembly.Memory;
   private top: number;
 
-  /** Creates a shared memory of at least `bytes` bytes (it grows on demand up to 4 GiB). */
-  constructor(bytes = PAGE_BYTES) {
+  /**
+   * Creates a shared memory of at least `bytes` bytes (it grows on demand up to 4 GiB). refusal:
+   * the message when the memory is not available (see checkAvailable), naming what it is for.
+   */
+  constructor(
+    bytes = PAGE_BYTES,
+    refusal = (need: string, left: string) => `out of memory: a shared WebAssembly memory needs ${need} more and ${left} are available`,
+  ) {
     const pages = Math.max(1, Math.ceil(bytes / PAGE_BYTES));
     if (pages > MAX_PAGES) throw heapLimitError(bytes);
-    checkAvailable(pages * PAGE_BYTES, (need, left) => `out of memory: a shared WebAssembly memory needs ${need} more and ${left} are available`);
+    checkAvailable(pages * PAGE_BYTES, refusal);
     try {
       this.memory = new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES, shared: true });
     } catch (error) {

@@ -109,8 +109,7 @@ export function placedThreadsNote(placed: PlacedText, threads: number): string {
  */
 export function placeText(n: number, sorter: SuffixSorter, threads = 1, reuse = false): PlacedText {
   checkFits(n, sorter);
-  checkMemory(n, heapBytesFor(n, sorter), sorter.name);
-  const heap = new SharedHeap(heapBytesFor(n, sorter));
+  const heap = new SharedHeap(heapBytesFor(n, sorter), buildRefusal(n, sorter.name));
   const executor = createExecutor(heap, placedThreads(n, sorter, threads, reuse));
   if (sorter.engine === "cpu" || sorter.usesWorkers?.(n)) executor.start();
   return placeIn(heap, executor, n, sorter);
@@ -149,7 +148,12 @@ export async function closePlaced(placed: PlacedText): Promise<void> {
  * random reads from swap).
  */
 export function checkMemory(n: number, bytes: number, what: string): void {
-  checkAvailable(bytes, (need, left) => `input is ${n} bytes; ${what} needs about ${need} of memory and ${left} are available`);
+  checkAvailable(bytes, buildRefusal(n, what));
+}
+
+/** checkMemory's message (and placeText's heap's). */
+function buildRefusal(n: number, what: string): (need: string, left: string) => string {
+  return (need, left) => `input is ${n} bytes; ${what} needs about ${need} of memory and ${left} are available`;
 }
 
 /**

@@ -52,23 +52,26 @@ export function lengthVerdict(entries: number, n: number): Verdict {
 }
 
 /**
- * A fresh heap for verifying a text of n bytes (text, SA and the verifier's bitmap), or undefined
- * when a fault's rank array would not fit in the 4 GiB memory (then verifyLarge, in TypeScript).
+ * Verifies a text of n bytes and its SA in a fresh heap (text, SA and the verifier's bitmap) that
+ * `fill` writes them into: undefined when a fault's rank array would not fit in the 4 GiB memory
+ * (then verifyLarge, in TypeScript).
  */
-export function verifyHeapFor(n: number): SharedHeap | undefined {
+export function verifyInFreshHeap(n: number, fill: (heap: SharedHeap, textPtr: number, saPtr: number) => void): Verdict | undefined {
   if (64 + 9 * n + ((n + 7) >> 3) + 8192 > MAX_HEAP_BYTES) return undefined;
-  return new SharedHeap(64 + n + 4 * n + ((n + 7) >> 3) + 8192);
+  const heap = new SharedHeap(64 + n + 4 * n + ((n + 7) >> 3) + 8192);
+  const textPtr = heap.alloc(n);
+  const saPtr = heap.alloc(4 * n);
+  fill(heap, textPtr, saPtr);
+  return verifyInHeap(heap, instantiate(heap.memory), textPtr, saPtr, n);
 }
 
 /** Verifies any text and SA (copied into a fresh heap, or checked in TypeScript when too large for one). */
 export function verifySuffixArrayOf(text: Uint8Array, sa: Uint32Array): Verdict {
   const n = text.length;
   if (sa.length !== n) return lengthVerdict(sa.length, n);
-  const heap = verifyHeapFor(n);
-  if (heap === undefined) return verifyLarge(text, sa);
-  const textPtr = heap.alloc(n);
-  heap.u8(textPtr, n).set(text);
-  const saPtr = heap.alloc(4 * n);
-  heap.u32(saPtr, n).set(sa);
-  return verifyInHeap(heap, instantiate(heap.memory), textPtr, saPtr, n);
+  const copied = verifyInFreshHeap(n, (heap, textPtr, saPtr) => {
+    heap.u8(textPtr, n).set(text);
+    heap.u32(saPtr, n).set(sa);
+  });
+  return copied ?? verifyLarge(text, sa);
 }

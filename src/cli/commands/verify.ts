@@ -1,9 +1,8 @@
 // sufsort verify IN SA
 import type { Command } from "../command.js";
 import { openInput } from "../files.js";
-import { lengthVerdict, verifyHeapFor, verifyInHeap, type Verdict } from "../../engine/verify.js";
+import { lengthVerdict, verifyInFreshHeap, type Verdict } from "../../engine/verify.js";
 import { verifyLarge } from "../../engine/verify-large.js";
-import { instantiate } from "../../cpu/wasm.js";
 import { failure } from "../../errors.js";
 import { checkLength, checkMemory, MAX_INPUT_BYTES } from "../../engine/build.js";
 
@@ -36,24 +35,21 @@ Options:
           const CHUNK = 1 << 30;
           for (let off = 0; off < size; off += CHUNK) saFile.read(into(off, Math.min(CHUNK, size - off)), off);
         };
-        const heap = size === 4 * n ? verifyHeapFor(n) : undefined;
-        if (size !== 4 * n) {
-          verdict = lengthVerdict(size / 4, n);
-        } else if (heap !== undefined) {
-          // both files straight into the verifier's heap: no copy of either
-          const textPtr = heap.alloc(n);
-          textFile.read(heap.u8(textPtr, n));
-          const saPtr = heap.alloc(4 * n);
-          readSA((off, length) => heap.u8(saPtr + off, length));
-          verdict = verifyInHeap(heap, instantiate(heap.memory), textPtr, saPtr, n);
-        } else {
+        // beyond the heap: plain arrays, checked in TypeScript
+        const inArrays = () => {
           checkMemory(n, 5 * n, "verify (beyond the 4 GiB WebAssembly memory)");
           const text = new Uint8Array(n);
           textFile.read(text);
           const sa = new Uint32Array(n);
           readSA((off, length) => new Uint8Array(sa.buffer, off, length));
-          verdict = verifyLarge(text, sa);
-        }
+          return verifyLarge(text, sa);
+        };
+        if (size !== 4 * n) verdict = lengthVerdict(size / 4, n);
+        // both files straight into the verifier's heap: no copy of either
+        else verdict = verifyInFreshHeap(n, (heap, textPtr, saPtr) => {
+          textFile.read(heap.u8(textPtr, n));
+          readSA((off, length) => heap.u8(saPtr + off, length));
+        }) ?? inArrays();
       } finally {
         saFile.close();
       }

@@ -70,9 +70,11 @@ export async function suffixArrayLargeOnKernel(text: Uint8Array, options: LargeO
     const { m, names } = reduceLevel(text, sa, n, fs, BYTE_ALPHABET);
     const reduced = sa.subarray(n + fs - m, n + fs);
     const free = n + fs - 2 * m;
-    const limit = Math.min(options.heapLimit ?? MAX_HEAP_BYTES, MAX_HEAP_BYTES, availableMemory());
-    const reducedOnKernel = names < m &&
-      (await sortReducedOnKernel(reduced, names, sa.subarray(0, m), options.reducedWorkspace ?? free, options.threads ?? 1, limit));
+    // the memory the kernel's heap may take is asked for only when s1 goes there
+    const reducedOnKernel = names < m && (await sortReducedOnKernel(
+      reduced, names, sa.subarray(0, m), options.reducedWorkspace ?? free, options.threads ?? 1,
+      Math.min(options.heapLimit ?? MAX_HEAP_BYTES, MAX_HEAP_BYTES, availableMemory()),
+    ));
     if (!reducedOnKernel && !solveReduced(reduced, sa, m, free, names)) continue;
     completeLevel(text, sa, n, fs, BYTE_ALPHABET, m);
     return { sa: new Uint32Array(sa.buffer, 0, n), reducedOnKernel };

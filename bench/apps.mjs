@@ -92,7 +92,7 @@ for (const file of args) {
   const n = text.length;
   const mb = n / 1e6;
   const sorter = resolveSorter();
-  const placed = placeText(n, sorter, threads);
+  const placed = placeText(n, sorter, threads, { allWorkers: true });
   const { heap, kernels, textPtr } = placed;
   heap.u8(textPtr, n).set(text);
   const base = heap.used;

@@ -42,7 +42,7 @@ for (const file of files) {
       for (let r = 0; r < runs; r++) {
         for (const t of threads) {
           const t0 = performance.now();
-          const placed = placeBytes(text, sorter, t, true);
+          const placed = placeBytes(text, sorter, t, { reuse: true });
           const mark = placed.heap.used;
           try {
             await buildPlaced(placed, {});

@@ -28,7 +28,7 @@ describe("build path", () => {
 
   it("runs one-shot CPU builds shorter than the sorter's workersFrom on the calling thread, with the same result", async () => {
     const threadsOf = async (n: number, algo: string, reuse: boolean) => {
-      const placed = placeBytes(new Uint8Array(n), resolveSorter(algo), 2, reuse);
+      const placed = placeBytes(new Uint8Array(n), resolveSorter(algo), 2, { reuse });
       await closePlaced(placed);
       return placed.executor.threads;
     };
@@ -44,7 +44,7 @@ describe("build path", () => {
     const small = randomText(resolveSorter("skew").workersFrom! - 1, 4, 3);
     const sas: Uint32Array[] = [];
     for (const reuse of [false, true]) {
-      const placed = placeBytes(small, resolveSorter("skew"), 2, reuse);
+      const placed = placeBytes(small, resolveSorter("skew"), 2, { reuse });
       try {
         const { sa, verdict } = await buildPlaced(placed, { verify: true });
         expect(verdict).toEqual({ ok: true });
@@ -54,6 +54,37 @@ describe("build path", () => {
       }
     }
     expect(sas[0]).toEqual(sas[1]);
+  });
+
+  it("starts the workers a build keeps busy, and the others when a phase wants them", async () => {
+    // 300 KB: sais runs its kernel and helper on two workers from 256 KiB (reuse: below workersFrom)
+    const text = randomText(300_000, 26, 7);
+    const placedWith = (algo: string, allWorkers = false) => placeBytes(text, resolveSorter(algo), 4, { reuse: true, allWorkers });
+    const sais = placedWith("sais");
+    try {
+      expect(sais.executor.startedWorkers).toBe(2);
+      const { sa, verdict } = await buildPlaced(sais, { verify: true });
+      expect(verdict).toEqual({ ok: true });
+      expect(sais.executor.startedWorkers).toBe(2);
+      // a phase of four blocks (the apps' steps after the SA) starts the other two
+      const sums = await sais.executor.map("byteHistogram", [0, 1, 2, 3].map((b) => [sais.textPtr, b * 75_000, (b + 1) * 75_000, sais.heap.alloc(1024, 64)]));
+      expect(sums).toHaveLength(4);
+      expect(sais.executor.startedWorkers).toBe(4);
+      const range = placedWith("range");
+      try {
+        expect(range.executor.startedWorkers).toBe(4);
+        expect((await buildPlaced(range)).sa).toEqual(sa);
+      } finally {
+        await closePlaced(range);
+      }
+    } finally {
+      await closePlaced(sais);
+    }
+    for (const [algo, allWorkers, started] of [["sais", true, 4], ["gpu-spd", false, 0]] as const) {
+      const placed = placedWith(algo, allWorkers);
+      expect(placed.executor.startedWorkers, algo).toBe(started);
+      await closePlaced(placed);
+    }
   });
 
   it("refuses, in one line, a build that needs more memory than the process may still use", async () => {

@@ -38,7 +38,7 @@ export interface BwtOutput {
 export async function bwt(text: Text, options: AppOptions = {}): Promise<BwtOutput> {
   const bytes = toBytes(text, "text");
   const { threads } = checkThreads(options);
-  const placed = placeBytes(bytes, resolveSorter(options.algo), threads);
+  const placed = placeBytes(bytes, resolveSorter(options.algo), threads, { allWorkers: true });
   const { primary, parts } = await bwtPlaced(placed, { threads, gpu: options.gpu }, placed.executor).finally(() => closePlaced(placed));
   const out = new Uint8Array(bytes.length);
   out.set(parts[0]);
@@ -260,7 +260,7 @@ function toBytes(x: Text, what: string): Uint8Array {
 
 /** Copies the text into a fresh heap and builds its SA there; returns where both are. */
 async function placeAndSort(bytes: Uint8Array, options: AppOptions, threads: number): Promise<PlacedText & { saPtr: number }> {
-  const placed = placeBytes(bytes, resolveSorter(options.algo), threads);
+  const placed = placeBytes(bytes, resolveSorter(options.algo), threads, { allWorkers: true });
   const { sa } = await buildPlaced(placed, { threads, gpu: options.gpu });
   return { ...placed, saPtr: sa.byteOffset };
 }

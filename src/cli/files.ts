@@ -284,11 +284,12 @@ function reason(e: unknown): string {
 }
 
 /**
- * Reads an input straight into a fresh heap laid out for building its SA with `sorter` (so the
- * text is never copied); the caller closes the placed text's executor (closePlaced) and the input.
+ * Reads an input straight into a fresh heap laid out for building its SA with `sorter` and then
+ * the apps' steps on it (so the text is never copied); the caller closes the placed text's
+ * executor (closePlaced) and the input.
  */
 export function placeInput(input: InputFile, sorter: SuffixSorter, threads: number): PlacedText {
-  const placed = placeText(input.size, sorter, threads);
+  const placed = placeText(input.size, sorter, threads, { allWorkers: true });
   input.read(placed.heap.u8(placed.textPtr, input.size));
   return placed;
 }

@@ -31,8 +31,13 @@ export interface Executor {
    * calling thread until the phase is done. For CPU builds; a GPU build keeps its thread free.
    */
   asTeam<T>(build: () => Promise<T>): Promise<T>;
-  /** Starts the workers now (they start on the first parallel call otherwise). */
-  start(): void;
+  /**
+   * Starts `workers` of the workers now (all by default); the others start when a phase first
+   * wants them, as all do without start().
+   */
+  start(workers?: number): void;
+  /** Worker threads started so far (0 for the sequential executor). */
+  readonly startedWorkers: number;
   close(): Promise<void>;
 }
 
@@ -114,6 +119,7 @@ export class SequentialExecutor implements Executor {
     return build();
   }
   start(): void {}
+  readonly startedWorkers = 0;
   async close(): Promise<void> {}
 }
 
@@ -192,14 +198,18 @@ export class PiscinaExecutor implements Executor {
     this.board.stop();
     await Promise.all(members);
   }
-  start(): void {
-    this.started();
+  start(workers = this.threads): void {
+    this.started(workers);
   }
-  private started(): Piscina {
+  get startedWorkers(): number {
+    return this.pool?.threads.length ?? 0;
+  }
+  /** The pool, made with `workers` started (piscina starts more, up to `threads`, as tasks queue). */
+  private started(workers = this.threads): Piscina {
     if (this.pool === undefined) checkWorkerAddressSpace(this.threads);
     this.pool ??= new Piscina({
       filename: packagePath("dist", "workers", "cpu.js"),
-      minThreads: this.threads,
+      minThreads: Math.max(1, Math.min(workers, this.threads)),
       maxThreads: this.threads,
       idleTimeout: Infinity,
       workerData: { memory: this.heap.memory, module: this.module, board: this.board.buffer },

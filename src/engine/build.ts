@@ -100,24 +100,38 @@ export function placedThreadsNote(placed: PlacedText, threads: number): string {
   return `; one thread: ${placed.sorter.name} starts workers from ${placed.sorter.workersFrom} bytes`;
 }
 
+/** How placeText sets up the workers. */
+export interface PlaceOptions {
+  /** The heap and its workers serve many builds (the bench): small texts keep their threads too. */
+  reuse?: boolean;
+  /** The caller runs parallel steps of its own after the SA (the apps): every worker starts now,
+   * not only those the sorter keeps busy. */
+  allWorkers?: boolean;
+}
+
 /**
  * Creates a heap sized for a build of n bytes and returns where the text goes; the caller fills
  * heap.u8(textPtr, n) (the CLI reads the file straight into it, so the text is never copied) and
- * closes the executor (closePlaced) when done with the result. `reuse`: the heap and its workers
- * serve many builds (the bench), so small texts keep their threads too. Workers the build will
- * use start now, to get ready while the caller reads the text.
+ * closes the executor (closePlaced) when done with the result. The workers the build keeps busy
+ * start now, to get ready while the caller reads the text; the others when a phase wants them.
  */
-export function placeText(n: number, sorter: SuffixSorter, threads = 1, reuse = false): PlacedText {
+export function placeText(n: number, sorter: SuffixSorter, threads = 1, options: PlaceOptions = {}): PlacedText {
   checkFits(n, sorter);
   const heap = new SharedHeap(heapBytesFor(n, sorter), buildRefusal(n, sorter.name));
-  const executor = createExecutor(heap, placedThreads(n, sorter, threads, reuse));
-  if (sorter.engine === "cpu" || sorter.usesWorkers?.(n)) executor.start();
+  const executor = createExecutor(heap, placedThreads(n, sorter, threads, options.reuse));
+  const workers = options.allWorkers ? executor.threads : busyWorkers(sorter, n, executor.threads);
+  if (workers > 0) executor.start(workers);
   return placeIn(heap, executor, n, sorter);
 }
 
+/** The workers a build of n bytes keeps busy at `threads` (see SuffixSorter.busyWorkers). */
+function busyWorkers(sorter: SuffixSorter, n: number, threads: number): number {
+  return sorter.busyWorkers?.(n, threads) ?? (sorter.engine === "cpu" ? threads : 0);
+}
+
 /** placeText for a text already in memory: a copy of it in the fresh heap. */
-export function placeBytes(text: Uint8Array, sorter: SuffixSorter, threads = 1, reuse = false): PlacedText {
-  const placed = placeText(text.length, sorter, threads, reuse);
+export function placeBytes(text: Uint8Array, sorter: SuffixSorter, threads = 1, options: PlaceOptions = {}): PlacedText {
+  const placed = placeText(text.length, sorter, threads, options);
   placed.heap.u8(placed.textPtr, text.length).set(text);
   return placed;
 }
@@ -182,7 +196,8 @@ export async function buildPlaced(placed: PlacedText, options: BuildOptions = {}
   const { heap, kernels, executor, textPtr, n, sorter } = placed;
   if (options.consumeDeviceSuffixArray && options.verify) throw new Error("sufsort: a build that hands its SA to a consumer cannot verify it");
   const saPtr = heap.alloc(4 * n + sorter.scratchBytes(n), 64);
-  if (sorter.usesWorkers?.(n)) executor.start(); // they get ready while the device is acquired
+  const workers = busyWorkers(sorter, n, executor.threads);
+  if (workers > 0) executor.start(workers); // they get ready while the device is acquired
   const ownGpu = await ownDevice(sorter, options);
   const gpu = options.gpuContext ?? ownGpu;
   options.onProgress?.("sorting", 0);
@@ -310,6 +325,11 @@ export interface RepeatRouting {
   release(): void;
 }
 
+/** Whether routePlacedByRepeats scans the placed text for long repeats (a phase on every worker). */
+export function scansRepeats(plan: EnginePlan): boolean {
+  return plan.repeatAlgo !== undefined || plan.handOverAlgo !== undefined;
+}
+
 /**
  * Lets a plan with a repeatAlgo follow the placed text's long-repeat share (choice.ts
  * LONG_REPEAT_SHARE; the scan runs on the placed text's workers): range on few threads -> SA-IS;
@@ -318,7 +338,7 @@ export interface RepeatRouting {
  */
 export async function routePlacedByRepeats(placed: PlacedText, plan: EnginePlan, traits: TextTraits, options: BuildOptions = {}): Promise<RepeatRouting> {
   const none = { release() {} };
-  if (plan.repeatAlgo === undefined && plan.handOverAlgo === undefined) return { plan, ...none };
+  if (!scansRepeats(plan)) return { plan, ...none };
   const t0 = performance.now();
   const repeats = { ...(await longRepeatShare(placed.executor, placed.textPtr, placed.n)), ms: performance.now() - t0 };
   const onCpu = (why = "") => {
@@ -356,7 +376,7 @@ export async function buildSuffixArray(text: Uint8Array, options: BuildOptions =
     const plan = routeByText(selection.plan, traits);
     const withDevice = { ...options, ...(selection.gpu ? { gpuContext: selection.gpu } : {}) };
     if (usesLargePath(text.length, plan.sorter)) return { ...(await buildLarge(text, withDevice, plan.sorter)), reason: plan.reason };
-    const placed = placeBytes(text, plan.sorter, threads);
+    const placed = placeBytes(text, plan.sorter, threads, { allWorkers: scansRepeats(plan) });
     try {
       const routing = await routePlacedByRepeats(placed, plan, traits, withDevice);
       try {

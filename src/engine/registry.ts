@@ -104,10 +104,12 @@ export interface SuffixSorter {
    */
   readonly outsideHeap?: boolean;
   /**
-   * Whether a build of n bytes runs kernels on the workers although the sorter is a GPU one (the
-   * packed SA readback's unpackers): buildPlaced starts the workers before the device work.
+   * The workers a build of n bytes keeps busy when the executor has `threads`: that many start
+   * before the build, to get ready while the text is read or the device acquired. Absent: all of
+   * them for a CPU sorter, none for a GPU one. A phase that wants more later (the apps' steps
+   * after the SA) starts the rest then.
    */
-  usesWorkers?(n: number): boolean;
+  busyWorkers?(n: number, threads: number): number;
   /** Leaves the SA at ctx.saPtr; returns a note when another algorithm finished the job. */
   build(ctx: BuildContext): Promise<void | HandOver>;
 }

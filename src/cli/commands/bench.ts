@@ -307,9 +307,9 @@ interface PlacedInput {
   build(options: BuildOptions): Promise<BuildResult>;
 }
 
-/** The input in a heap of its own with `threads` workers (see placeText's `reuse`), for repeated builds. */
+/** The input in a heap of its own with `threads` workers (see PlaceOptions.reuse), for repeated builds. */
 function placeForRuns(bytes: Uint8Array, sorter: SuffixSorter, threads: number, reuse = true): PlacedInput {
-  const placed = placeBytes(bytes, sorter, threads, reuse);
+  const placed = placeBytes(bytes, sorter, threads, { reuse });
   const mark = placed.heap.used;
   return {
     placed,

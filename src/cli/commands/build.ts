@@ -1,7 +1,7 @@
 // sufsort build IN [-o OUT] [--engine E] [--algo NAME] [--threads N] [--gpu MODE] [--verify] [--json]
 import type { Command } from "../command.js";
 import { stringOption, threadsOption } from "../command.js";
-import { buildLarge, buildPlaced, checkLargePathMemory, checkLength, closePlaced, MAX_INPUT_BYTES, placedThreadsNote, placeText, routePlaced, routePlacedByRepeats, selectEngine, usesLargePath, type BuildOptions, type BuildResult } from "../../engine/build.js";
+import { buildLarge, buildPlaced, checkLargePathMemory, checkLength, closePlaced, MAX_INPUT_BYTES, placedThreadsNote, placeText, routePlaced, routePlacedByRepeats, scansRepeats, selectEngine, usesLargePath, type BuildOptions, type BuildResult } from "../../engine/build.js";
 import { parseEngine, sampleWindows, textTraits } from "../../engine/choice.js";
 import type { Overlap } from "../../engine/registry.js";
 import { openInput, checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
@@ -104,7 +104,7 @@ Options:
         load = () => buildLarge(text, options, sorter);
       } else {
         // the file goes straight into the shared heap: the text is never copied
-        const placed = placeText(size, sorter, threads);
+        const placed = placeText(size, sorter, threads, { allWorkers: scansRepeats(plan) });
         close = () => closePlaced(placed).finally(() => selection.release());
         file.read(placed.heap.u8(placed.textPtr, size));
         const routing = await routePlacedByRepeats(placed, routePlaced(placed, plan, traits), traits, options);

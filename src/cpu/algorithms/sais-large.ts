@@ -17,7 +17,7 @@
 import { SufsortError } from "../../errors.js";
 import { checkWorkerAddressSpace, createExecutor, type Executor } from "../executor.js";
 import { availableMemory, MAX_HEAP_BYTES, SharedHeap } from "../memory.js";
-import { HELPER_MIN_TEXT, MIN_WORKSPACE, runWithHelper, SAIS_HELPER_BYTES, saisWorkspaceSlots, SAIS_MAX_LENGTH } from "./sais.js";
+import { helped, MIN_WORKSPACE, runWithHelper, SAIS_HELPER_BYTES, saisWorkspaceSlots, SAIS_MAX_LENGTH } from "./sais.js";
 
 type Text = Uint8Array | Int32Array;
 
@@ -100,22 +100,22 @@ async function sortReducedOnKernel(
   let executor: Executor | undefined;
   try {
     const heap = new SharedHeap(bytesFor(fs));
-    let helped = threads >= 2 && m >= HELPER_MIN_TEXT;
-    if (helped) {
+    let withHelper = helped(m, threads);
+    if (withHelper) {
       try {
         checkWorkerAddressSpace(2);
       } catch {
-        helped = false;
+        withHelper = false;
       }
     }
-    executor = createExecutor(heap, helped ? 2 : 1);
+    executor = createExecutor(heap, withHelper ? 2 : 1);
     const start = heap.used;
     for (;;) {
       heap.release(start);
       const saPtr = heap.alloc(4 * (2 * m + fs));
       const mailbox = heap.alloc(SAIS_HELPER_BYTES, 64);
       heap.i32(saPtr + 4 * (m + fs), m).set(s1);
-      const status = await runWithHelper(executor, "saisReduced", [saPtr, m, fs, names], helped ? mailbox : 0);
+      const status = await runWithHelper(executor, "saisReduced", [saPtr, m, fs, names], withHelper ? mailbox : 0);
       if (status === 0) {
         out.set(heap.i32(saPtr, m));
         return true;

@@ -86,6 +86,11 @@ export function runSais(
   }
 }
 
+/** Whether a build of n bytes at `threads` runs the kernel with its helper on two workers. */
+export function helped(n: number, threads: number): boolean {
+  return threads >= 2 && n >= HELPER_MIN_TEXT;
+}
+
 /**
  * Runs `kernel(...args, mailbox)` (sais or saisReduced) with a mailbox on a worker, so that the
  * caller's thread stays responsive, and saisHelper(mailbox) beside it on another. Without one (a
@@ -117,6 +122,8 @@ export const saisSorter: SuffixSorter = {
   // One-shot builds (fresh workers each), median of 7 ms, 1 thread / 2 threads: dickens' first
   // 2 MiB 115 / 183, 4 MiB 241 / 244, 8 MiB 535 / 412; nci's first 4 MiB 186 / 203 (2-core machine).
   workersFrom: 4 << 20,
+  // the kernel and its helper; the other workers a placement has start only for the apps' steps
+  busyWorkers: (n, threads) => (helped(n, threads) ? 2 : 0),
   scratchBytes(n: number): number {
     return 4 * saisWorkspaceSlots(n) + SCRATCH_ALIGNMENT_GAP + SAIS_HELPER_BYTES;
   },
@@ -136,8 +143,7 @@ export const saisSorter: SuffixSorter = {
     // The whole scratch: the workspace, then (64-byte aligned) the helper's mailbox.
     reserve(saisSorter.scratchBytes(n) / 4);
     const mailbox = Math.ceil((workspaceStart + 4 * fs) / 64) * 64;
-    const helped = ctx.executor.threads >= 2 && n >= HELPER_MIN_TEXT;
-    const status = await runWithHelper(ctx.executor, "sais", [textPtr, saPtr, n, fs], helped ? mailbox : 0);
+    const status = await runWithHelper(ctx.executor, "sais", [textPtr, saPtr, n, fs], helped(n, ctx.executor.threads) ? mailbox : 0);
     // The rare retry with a larger workspace (a deep level's buckets did not fit) runs here.
     if (status !== 0) {
       const larger = Math.max(fs * 2, MIN_WORKSPACE);

@@ -246,6 +246,7 @@ export function hybridSorter(fixed?: HybridSettings): SuffixSorter {
     description: "gpu-ls with each round's small groups sorted by the CPU workers while the GPU sorts the rest",
     maxLength: DOUBLING_MAX_LENGTH,
     scratchBytes: (n) => Math.max(8 + 12 * cpuCapacity(n, fixed ?? hybridSettings()), readbackScratchBytes(n)),
+    busyWorkers: (_n, threads) => threads, // each round's small groups, on all of them
     async build(ctx: BuildContext): Promise<void> {
       const rounds = hybridRounds(ctx, fixed ?? hybridSettings());
       try {

@@ -5,7 +5,8 @@
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { Piscina } from "piscina";
+import { createRequire } from "node:module";
+import type { Piscina } from "piscina";
 import { SharedHeap } from "./memory.js";
 import { instantiate, wasmModule, type Kernels } from "./wasm.js";
 import { newBoard, TEAM_SLOTS, TEAM_TASK, TeamBoard } from "./team.js";
@@ -39,6 +40,14 @@ export interface Executor {
   /** Worker threads started so far (0 for the sequential executor). */
   readonly startedWorkers: number;
   close(): Promise<void>;
+}
+
+const require = createRequire(import.meta.url);
+
+/** piscina, loaded as the first pool starts: a build on one thread never needs it (loading it took
+ * 20-40 ms of a CLI run's start on the 2-core machine). */
+function piscinaClass(): typeof Piscina {
+  return (require("piscina") as typeof import("piscina")).Piscina;
 }
 
 /** Most threads an executor accepts (the radix count tables are sized by it). */
@@ -207,7 +216,7 @@ export class PiscinaExecutor implements Executor {
   /** The pool, made with `workers` started (piscina starts more, up to `threads`, as tasks queue). */
   private started(workers = this.threads): Piscina {
     if (this.pool === undefined) checkWorkerAddressSpace(this.threads);
-    this.pool ??= new Piscina({
+    this.pool ??= new (piscinaClass())({
       filename: packagePath("dist", "workers", "cpu.js"),
       minThreads: Math.max(1, Math.min(workers, this.threads)),
       maxThreads: this.threads,

@@ -9,7 +9,7 @@ import { lcp } from "../src/index.js";
 import { naiveSuffixArray, randomText, longRepeats, firstDifference } from "./support/inputs.js";
 import { tempDirs } from "./support/temp.js";
 
-const main = packagePath("dist", "src", "cli", "main.js");
+const main = packagePath("dist", "cli.js");
 let dir: string;
 const tempDir = tempDirs("sufsort-apps-");
 

@@ -12,7 +12,7 @@ import { doublingSuffixArray, naiveSuffixArray, randomText } from "./support/inp
 import { resolveSorter } from "../src/engine/build.js";
 import { tempDirs } from "./support/temp.js";
 
-const CLI = packagePath("dist", "src", "cli", "main.js");
+const CLI = packagePath("dist", "cli.js");
 
 function sufsort(...args: string[]) {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8" });

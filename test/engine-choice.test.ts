@@ -344,7 +344,7 @@ describe("the engine option of the API", () => {
 });
 
 describe("sufsort build --engine", () => {
-  const CLI = packagePath("dist", "src", "cli", "main.js");
+  const CLI = packagePath("dist", "cli.js");
   const sufsort = (...args: string[]) => {
     const env = { ...process.env };
     delete env.SUFSORT_GPU; // the default adapter mode

@@ -3,7 +3,7 @@
 // runtime loads that `files` in package.json leaves out, and build outputs that should not ship.
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { packageRoot } from "../src/paths.js";
 import { randomText } from "./support/inputs.js";
@@ -31,16 +31,17 @@ describe("the packed package", () => {
     const { files } = install(dir);
     const wgsl = readdirSync(join(packageRoot(), "wgsl")).filter((f) => f.endsWith(".wgsl"));
     expect(wgsl.length).toBeGreaterThan(0);
-    const needed = ["package.json", "README.md", "LICENSE", "dist/sufsort.wasm", "dist/src/index.js", "dist/src/index.d.ts", "dist/src/cli/main.js", "dist/workers/cpu.js", "dist/workers/engine.js", "bench/peers/divsufsort.c", ...wgsl.map((f) => `wgsl/${f}`)];
+    const needed = ["package.json", "README.md", "LICENSE", "dist/sufsort.wasm", "dist/cli.js", "dist/index.js", "dist/src/index.d.ts", "dist/workers/cpu.js", "dist/workers/engine.js", "bench/peers/divsufsort.c", ...wgsl.map((f) => `wgsl/${f}`)];
     expect(files).toEqual(expect.arrayContaining(needed));
     const leftovers = files.filter((f) => f.startsWith("bench/results") || f.startsWith("bench/peers/build") || f.startsWith("test/") || f.endsWith(".wat"));
     expect(leftovers).toEqual([]);
   });
 
-  it("builds and verifies from node_modules: CLI on workers and on the GPU, and the library", () => {
+  it("builds and verifies from node_modules: the CLI (its bin) on workers and on the GPU, and the library", () => {
     const dir = tmp();
     const { root } = install(dir);
-    const cli = join(root, "dist", "src", "cli", "main.js");
+    const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { bin: { sufsort: string } };
+    const cli = join(root, manifest.bin.sufsort);
     // 2.5 MiB: over range's threshold for starting workers, so the packed worker script runs
     const text = join(dir, "t");
     writeFileSync(text, randomText(5 << 19, 4, 35));

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // sufsort command line: dispatches to src/cli/commands; every failure is one line on stderr and an
 // exit code (2: usage, 1: failure), never a stack trace (set SUFSORT_DEBUG=1 to see one).
+import { readFileSync } from "node:fs";
+import { packagePath } from "../paths.js";
 import { commands } from "./commands/index.js";
 import { parseCommandArgs } from "./command.js";
 import { ExitCode, SufsortError } from "../errors.js";
@@ -28,8 +30,7 @@ async function main(argv: string[]): Promise<number> {
     return name === undefined ? ExitCode.Usage : ExitCode.Ok;
   }
   if (name === "--version" || name === "-V") {
-    const { createRequire } = await import("node:module");
-    const pkg = createRequire(import.meta.url)("../../../package.json") as { version: string };
+    const pkg = JSON.parse(readFileSync(packagePath("package.json"), "utf8")) as { version: string };
     process.stdout.write(pkg.version + "\n");
     return ExitCode.Ok;
   }

@@ -300,7 +300,7 @@ describe("FM-index on the GPU", () => {
 
 describe("GPU applications through the CLI", () => {
   const sufsort = (dir: string, ...args: string[]) => {
-    const r = spawnSync(process.execPath, [packagePath("dist", "src", "cli", "main.js"), ...args], { cwd: dir });
+    const r = spawnSync(process.execPath, [packagePath("dist", "cli.js"), ...args], { cwd: dir });
     return { code: r.status ?? -1, out: r.stdout, err: r.stderr.toString() };
   };
 

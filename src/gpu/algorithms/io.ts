@@ -482,13 +482,9 @@ export function readbackScratchBytes(n: number): number {
 /** What a GPU sorter whose SA comes back through deliverSuffixArray says of its heap and workers. */
 export const packedReadback: Pick<SuffixSorter, "scratchBytes" | "busyWorkers"> = {
   scratchBytes: readbackScratchBytes,
-  busyWorkers: (n, threads) => (readbackScratchBytes(n) > 0 ? unpackersFor(threads) : 0),
+  // the unpackers, and before them the text's packing (packText: a block per thread)
+  busyWorkers: (n, threads) => (readbackScratchBytes(n) > 0 ? threads : 0),
 };
-
-/** The workers that unpack a packed SA at `threads`. */
-function unpackersFor(threads: number): number {
-  return Math.min(threads, tuned("io.unpackers", UNPACKERS));
-}
 
 /** Atomics.waitAsync (Node 16+; not yet in TypeScript's ES2022 library). */
 const waitAsync = (Atomics as unknown as { waitAsync(array: Int32Array, index: number, value: number, timeoutMs: number): { async: boolean; value: Promise<string> | string } }).waitAsync;
@@ -562,7 +558,7 @@ async function downloadPacked(gpu: GpuContext, source: GPUBuffer, ctx: BuildCont
   };
 
   // The helpers run until all items are claimed; they start while the GPU works.
-  const unpackers = Math.min(unpackersFor(ctx.executor.threads), total);
+  const unpackers = Math.min(ctx.executor.threads, tuned("io.unpackers", UNPACKERS), total);
   const helpers = Array.from({ length: unpackers }, () => ctx.executor.runOne("unpackHelper", [mailbox]));
   let helperError: unknown;
   const helpersDone = Promise.all(helpers).catch((error) => {

@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { packagePath } from "../src/paths.js";
 import { generate } from "../src/bench/inputs.js";
 import { doublingSuffixArray, naiveSuffixArray, randomText } from "./support/inputs.js";
-import { resolveSorter } from "../src/engine/build.js";
+import { placedThreads, resolveSorter } from "../src/engine/build.js";
 import { tempDirs } from "./support/temp.js";
 
 const CLI = packagePath("dist", "cli.js");
@@ -259,15 +259,19 @@ describe("sufsort build", () => {
   it("under a ulimit -v that leaves room for the heap but not for the workers: fewer threads by default, one line for too many", () => {
     const dir = tmp();
     const input = join(dir, "t");
-    // long enough for range's workers (shorter one-shot builds run on the calling thread)
-    writeFileSync(input, randomText(resolveSorter("range").workersFrom!, 26, 6));
-    // 12.4 GiB: the heap's reservation fits (about 11 GiB with Node 20 and 22, 6 with 24), 16
-    // workers do not; before, a worker that could not reserve its code range aborted the process
+    // long enough for range's workers (shorter one-shot builds run on the calling thread); of 16
+    // asked, it takes one per bytesPerWorker
+    const n = resolveSorter("range").workersFrom!;
+    const placed = placedThreads(n, resolveSorter("range"), 16);
+    expect(placed).toBeGreaterThan(2);
+    writeFileSync(input, randomText(n, 26, 6));
+    // 12.4 GiB: the heap's reservation fits (about 11 GiB with Node 20 and 22, 6 with 24), that
+    // many workers do not; before, a worker that could not reserve its code range aborted the process
     const limited = (...args: string[]) =>
       spawnSync("bash", ["-c", `ulimit -v 13000000 && exec "$0" "$@"`, process.execPath, CLI, ...args], { encoding: "utf8" });
     const many = limited("build", input, "--threads", "16", "--algo", "range", "-o", join(dir, "many.sa"));
     expect(many.status).toBe(1);
-    expectOneLineError(many.stderr, /the address-space limit \(ulimit -v\) leaves [\d.]+ GiB, room for \d+ worker threads? .*not 16: use --threads \d+ or raise the limit$/);
+    expectOneLineError(many.stderr, new RegExp(String.raw`the address-space limit \(ulimit -v\) leaves [\d.]+ GiB, room for \d+ worker threads? .*not ${placed}: use --threads \d+ or raise the limit$`));
     expect(existsSync(join(dir, "many.sa"))).toBe(false);
     const fewer = limited("build", input, "--algo", "range", "--json", "-o", join(dir, "fewer.sa"));
     expect(fewer.stderr).toBe("");
@@ -448,6 +452,17 @@ describe("sufsort bench", () => {
     expect(out.threads).toBe(1);
     expect(out.reason).toMatch(/; one thread: range starts workers from \d+ bytes$/);
     expect(readSA(`${input}.sa`)).toEqual(naiveSuffixArray(readFileSync(input)));
+  });
+
+  it("build --json reports the threads that ran: a range build uses one per 256 KiB above its threshold", () => {
+    const dir = tmp();
+    const input = join(dir, "t");
+    writeFileSync(input, randomText(2 << 20, 4, 12));
+    const r = sufsort("build", input, "--algo", "range", "--threads", "12", "--verify", "--json");
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { threads: number; reason: string; verified: boolean };
+    expect(out).toMatchObject({ threads: 8, verified: true });
+    expect(out.reason).toMatch(/; 8 threads: range takes one per 262144 bytes$/);
   });
 
   it("--engines rows are placed as sufsort build places them: a short text on one thread", () => {

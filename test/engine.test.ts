@@ -2,7 +2,7 @@
 // path's results (forced here on small inputs).
 import { describe, expect, it, vi } from "vitest";
 import {
-  buildLarge, buildPlaced, closePlaced, placeBytes, resolveSorter, usesLargePath, fitsHeap, MAX_INPUT_BYTES,
+  buildLarge, buildPlaced, closePlaced, placeBytes, placedThreads, resolveSorter, usesLargePath, fitsHeap, MAX_INPUT_BYTES,
 } from "../src/engine/build.js";
 import { heapBytesFor } from "../src/engine/registry.js";
 import { availableMemory, SharedHeap } from "../src/cpu/memory.js";
@@ -54,6 +54,21 @@ describe("build path", () => {
       }
     }
     expect(sas[0]).toEqual(sas[1]);
+  });
+
+  it("gives a one-shot range build at most one thread per bytesPerWorker above workersFrom, at least two", () => {
+    const range = resolveSorter("range");
+    const per = range.bytesPerWorker!;
+    const from = range.workersFrom!;
+    expect(placedThreads(from - 1, range, 16)).toBe(1);
+    expect(placedThreads(from, range, 64)).toBe(Math.max(2, Math.ceil(from / per)));
+    expect(placedThreads(8 * per, range, 64)).toBe(8);
+    expect(placedThreads(8 * per + 1, range, 64)).toBe(9);
+    expect(placedThreads(8 * per, range, 3)).toBe(3);
+    expect(placedThreads(from, range, 64, true)).toBe(64); // the bench's reused heap keeps them all
+    // sorters without a per-worker size keep every thread
+    expect(placedThreads(64 << 20, resolveSorter("sais"), 64)).toBe(64);
+    expect(placedThreads(64 << 20, resolveSorter("skew"), 64)).toBe(64);
   });
 
   it("starts the workers a build keeps busy, and the others when a phase wants them", async () => {

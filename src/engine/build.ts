@@ -88,16 +88,24 @@ export function fitsHeap(n: number, sorter: SuffixSorter): boolean {
   return heapBytesFor(n, sorter) <= MAX_HEAP_BYTES;
 }
 
-/** The threads a placed build of n bytes gets: one below the sorter's workersFrom, unless `reuse`. */
+/**
+ * The threads a placed build of n bytes gets, unless `reuse`: one below the sorter's workersFrom,
+ * and at most one per bytesPerWorker above it (at least two).
+ */
 export function placedThreads(n: number, sorter: SuffixSorter, threads: number, reuse = false): number {
   checkThreads(threads);
-  return reuse || n >= (sorter.workersFrom ?? 0) ? threads : 1;
+  if (reuse) return threads;
+  if (n < (sorter.workersFrom ?? 0)) return 1;
+  const per = sorter.bytesPerWorker;
+  return per === undefined ? threads : Math.min(threads, Math.max(2, Math.ceil(n / per)));
 }
 
 /** What a plan's reason adds when placeText ran a build on fewer threads than asked ("" when not). */
 export function placedThreadsNote(placed: PlacedText, threads: number): string {
-  if (placed.executor.threads >= threads) return "";
-  return `; one thread: ${placed.sorter.name} starts workers from ${placed.sorter.workersFrom} bytes`;
+  const ran = placed.executor.threads;
+  if (ran >= threads) return "";
+  const { name, workersFrom, bytesPerWorker } = placed.sorter;
+  return ran === 1 ? `; one thread: ${name} starts workers from ${workersFrom} bytes` : `; ${ran} threads: ${name} takes one per ${bytesPerWorker} bytes`;
 }
 
 /** How placeText sets up the workers. */

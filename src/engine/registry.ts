@@ -93,6 +93,12 @@ export interface SuffixSorter {
    */
   readonly workersFrom?: number;
   /**
+   * CPU sorters: such a build above workersFrom uses at most one thread per this many bytes (at
+   * least two): on many cores, starting a worker costs more than its share of a short text saves.
+   * Absent: every thread.
+   */
+  readonly bytesPerWorker?: number;
+  /**
    * Bytes of heap beyond text and SA the algorithm needs for input length n. buildPlaced reserves
    * them right after the SA (ctx.saPtr + 4n); an algorithm that allocates with the heap's bump
    * allocator instead releases that reservation first (heap.release(saPtr + 4n)).

@@ -465,6 +465,19 @@ describe("sufsort bench", () => {
     expect(out.reason).toMatch(/; 8 threads: range takes one per 262144 bytes$/);
   });
 
+  it("build --json's reason names the sorter the threads were placed for when a routing switches it", () => {
+    const dir = tmp();
+    const input = join(dir, "t");
+    // a random-looking text repeated: auto places range, the long-repeat scan then routes it to sais
+    const half = randomText(1_600_000, 4, 13);
+    writeFileSync(input, Buffer.concat([half, half]));
+    const r = sufsort("build", input, "--threads", "16", "--verify", "--json");
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { algo: string; threads: number; reason: string; verified: boolean };
+    expect(out).toMatchObject({ algo: "sais", threads: 13, verified: true });
+    expect(out.reason).toMatch(/: sais; 13 threads: range takes one per 262144 bytes$/);
+  });
+
   it("--engines rows are placed as sufsort build places them: a short text on one thread", () => {
     const r = sufsort("bench", "--gen", "dna:64KiB", "--algos", "range", "--engines", "cpu", "--threads", "2", "--runs", "3", "--json");
     expect(r.code, r.stderr).toBe(0);

@@ -68,6 +68,9 @@ export interface PlacedText {
   textPtr: number;
   n: number;
   sorter: SuffixSorter;
+  /** What a plan's reason adds when placeText gave the build fewer threads than asked, naming the
+   * sorter it placed for (a routing may switch `sorter` later); "" when it did not. */
+  threadsNote: string;
 }
 
 export function resolveSorter(name = DEFAULT_ALGO): SuffixSorter {
@@ -100,11 +103,10 @@ export function placedThreads(n: number, sorter: SuffixSorter, threads: number, 
   return per === undefined ? threads : Math.min(threads, Math.max(2, Math.ceil(n / per)));
 }
 
-/** What a plan's reason adds when placeText ran a build on fewer threads than asked ("" when not). */
-export function placedThreadsNote(placed: PlacedText, threads: number): string {
-  const ran = placed.executor.threads;
+/** PlacedText.threadsNote for `sorter` placed on `ran` of the `threads` asked. */
+function fewerThreadsNote(sorter: SuffixSorter, ran: number, threads: number): string {
   if (ran >= threads) return "";
-  const { name, workersFrom, bytesPerWorker } = placed.sorter;
+  const { name, workersFrom, bytesPerWorker } = sorter;
   return ran === 1 ? `; one thread: ${name} starts workers from ${workersFrom} bytes` : `; ${ran} threads: ${name} takes one per ${bytesPerWorker} bytes`;
 }
 
@@ -129,7 +131,7 @@ export function placeText(n: number, sorter: SuffixSorter, threads = 1, options:
   const executor = createExecutor(heap, placedThreads(n, sorter, threads, options.reuse));
   const workers = options.allWorkers ? executor.threads : busyWorkers(sorter, n, executor.threads);
   if (workers > 0) executor.start(workers);
-  return placeIn(heap, executor, n, sorter);
+  return { ...placeIn(heap, executor, n, sorter), threadsNote: fewerThreadsNote(sorter, executor.threads, threads) };
 }
 
 /** The workers a build of n bytes keeps busy at `threads` (see SuffixSorter.busyWorkers). */
@@ -156,7 +158,7 @@ export function placeIn(heap: SharedHeap, executor: Executor, n: number, sorter:
   heap.release(base);
   const textPtr = heap.alloc(n + TEXT_PADDING);
   heap.u8(textPtr + n, TEXT_PADDING).fill(0);
-  return { heap, kernels: executor.kernels, executor, textPtr, n, sorter };
+  return { heap, kernels: executor.kernels, executor, textPtr, n, sorter, threadsNote: "" };
 }
 
 /** Ends the placed text's worker pool (if it started one); the SA view stays valid. */

@@ -3,7 +3,7 @@
 import type { Command } from "../command.js";
 import { intOption, stringOption, threadsOption } from "../command.js";
 import {
-  buildPlaced, closePlaced, fitsHeap, placeBytes, placedThreadsNote, resolveSorter, routePlacedByRepeats, selectEngine, type BuildOptions, type BuildResult,
+  buildPlaced, closePlaced, fitsHeap, placeBytes, resolveSorter, routePlacedByRepeats, selectEngine, type BuildOptions, type BuildResult,
   type PlacedText,
 } from "../../engine/build.js";
 import type { Overlap, SuffixSorter } from "../../engine/registry.js";
@@ -280,7 +280,7 @@ async function benchAll(
         if (firstSeconds !== undefined) row.firstSeconds = firstSeconds;
         if (engine !== undefined) {
           row.engineChoice = engine;
-          row.reason = plan!.reason + placedThreadsNote(timed.placed, threads);
+          row.reason = plan!.reason + timed.placed.threadsNote;
           row.oneShotSeconds = firstSeconds! + scanSeconds + (sorter.engine === "cpu" ? 0 : (setupSeconds.get(sorter.name) ?? 0));
         }
         if (middle.overlap) row.overlap = middle.overlap;

@@ -1,7 +1,7 @@
 // sufsort build IN [-o OUT] [--engine E] [--algo NAME] [--threads N] [--gpu MODE] [--verify] [--json]
 import type { Command } from "../command.js";
 import { stringOption, threadsOption } from "../command.js";
-import { buildLarge, buildPlaced, checkLargePathMemory, checkLength, closePlaced, MAX_INPUT_BYTES, placedThreadsNote, placeText, routePlaced, routePlacedByRepeats, scansRepeats, selectEngine, usesLargePath, type BuildOptions, type BuildResult } from "../../engine/build.js";
+import { buildLarge, buildPlaced, checkLargePathMemory, checkLength, closePlaced, MAX_INPUT_BYTES, placeText, routePlaced, routePlacedByRepeats, scansRepeats, selectEngine, usesLargePath, type BuildOptions, type BuildResult } from "../../engine/build.js";
 import { parseEngine, sampleWindows, textTraits } from "../../engine/choice.js";
 import type { Overlap } from "../../engine/registry.js";
 import { openInput, checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
@@ -110,7 +110,7 @@ Options:
         const routing = await routePlacedByRepeats(placed, routePlaced(placed, plan, traits), traits, options);
         plan = routing.plan;
         ranThreads = placed.executor.threads;
-        reason = plan.reason + placedThreadsNote(placed, threads);
+        reason = plan.reason + placed.threadsNote;
         if (routing.gpu) options.gpuContext = routing.gpu;
         const closePlacedText = close;
         close = () => closePlacedText().finally(() => routing.release());

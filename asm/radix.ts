@@ -83,6 +83,42 @@ export function radixScatterU32(
   scatterDigits<u32>(srcKeys, srcVals, dstKeys, dstVals, lo, hi, shift, bits, offsets);
 }
 
+/** Counts the keys[lo..hi) below, equal to and above `pivot` into counts[0..3) (and 0 to counts[3]). */
+export function pivotCountU32(keys: usize, lo: u32, hi: u32, pivot: u32, counts: usize): void {
+  let below: u32 = 0;
+  let above: u32 = 0;
+  for (let j = lo; j < hi; j++) {
+    const key = load<u32>(keys + (<usize>j << 2));
+    below += <u32>(key < pivot);
+    above += <u32>(key > pivot);
+  }
+  store<u32>(counts, below);
+  store<u32>(counts, hi - lo - below - above, 4);
+  store<u32>(counts, above, 8);
+  store<u32>(counts, 0, 12);
+}
+
+/** Moves the block [lo, hi) of (u32 key, value) pairs to its row's offsets of the three sides of `pivot` (stable). */
+export function pivotScatterU32(
+  srcKeys: usize, srcVals: usize, dstKeys: usize, dstVals: usize, lo: u32, hi: u32, pivot: u32, offsets: usize,
+): void {
+  // the three offsets in locals: a run of keys on one side does not wait on a store and its reload
+  let below = load<u32>(offsets);
+  let equal = load<u32>(offsets, 4);
+  let above = load<u32>(offsets, 8);
+  for (let j = lo; j < hi; j++) {
+    const key = load<u32>(srcKeys + (<usize>j << 2));
+    const isBelow = key < pivot;
+    const isAbove = key > pivot;
+    const to = isBelow ? below : isAbove ? above : equal;
+    below += <u32>isBelow;
+    above += <u32>isAbove;
+    equal += <u32>(!isBelow && !isAbove);
+    store<u32>(dstKeys + (<usize>to << 2), key);
+    store<u32>(dstVals + (<usize>to << 2), load<u32>(srcVals + (<usize>j << 2)));
+  }
+}
+
 /** Scatters the block [lo, hi) of (u64 key, value) pairs to the offsets of its row (stable). */
 export function radixScatterU64(
   srcKeys: usize, srcVals: usize, dstKeys: usize, dstVals: usize,

@@ -151,11 +151,15 @@ function roundKey(isa: usize, i: u32, h: u32, n: u32): u32 {
   return i + h <= n ? h + load<u32>(u32At(isa, i + h)) : n - i;
 }
 
-/** keys[j] = roundKey(sa[j]) for j in [lo, hi): the sort key of a doubling round. */
-export function rangeGatherKeys(sa: usize, isa: usize, keys: usize, lo: u32, hi: u32, h: u32, n: u32): void {
+/** keys[j] = roundKey(sa[j]) for j in [lo, hi): the sort key of a doubling round. Returns how many keys equal `self`. */
+export function rangeGatherKeys(sa: usize, isa: usize, keys: usize, lo: u32, hi: u32, h: u32, n: u32, self: u32): u32 {
+  let same: u32 = 0;
   for (let j = lo; j < hi; j++) {
-    store<u32>(u32At(keys, j), roundKey(isa, load<u32>(u32At(sa, j)), h, n));
+    const key = roundKey(isa, load<u32>(u32At(sa, j)), h, n);
+    store<u32>(u32At(keys, j), key);
+    same += <u32>(key == self);
   }
+  return same;
 }
 
 /** Whether the (key << 32 | suffix) pairs tmp[s..e) all have the same key. */

@@ -130,6 +130,22 @@ export async function radixSort(
   }
 }
 
+/**
+ * Stable three-way split of the (u32 key, u32 value) pairs src[lo..hi) into dst[lo..hi) around
+ * `pivot`: keys below it first, then the keys equal to it, then those above. Returns where the
+ * equal keys and the keys above start.
+ */
+export async function splitByPivot(
+  exec: Executor, src: Pairs, dst: Pairs, lo: number, hi: number, pivot: number,
+): Promise<[equalFrom: number, aboveFrom: number]> {
+  const starts = await countingPass(
+    exec, lo, hi, 2,
+    ["pivotCountU32", (a, b, row) => [src.keys, a, b, pivot, row]],
+    ["pivotScatterU32", (a, b, row) => [src.keys, src.vals, dst.keys, dst.vals, a, b, pivot, row]],
+  );
+  return [starts[1], starts[2]];
+}
+
 /** Most bits of the first pass of an MSD sort: 2^16 buckets (only the used ones cost write streams). */
 export const MSD_BITS = 16;
 /** A bucket of an MSD sort above this size is sorted by all workers, smaller ones inside one. */

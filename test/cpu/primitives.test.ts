@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { SharedHeap } from "../../src/cpu/memory.js";
 import { createExecutor, workerExecArgv, type Executor } from "../../src/cpu/executor.js";
-import { MIN_PARALLEL, copy, gather, mergeU32, pack, radixSort, scan, scatter } from "../../src/cpu/primitives.js";
+import { MIN_PARALLEL, copy, gather, mergeU32, pack, radixSort, scan, scatter, splitByPivot } from "../../src/cpu/primitives.js";
 import { packagePath } from "../../src/paths.js";
 import { TEAM_MAX_ARGS } from "../../src/cpu/team.js";
 import { rng } from "../support/inputs.js";
@@ -88,6 +88,30 @@ describe.each([1, 3])("primitives at %i thread(s)", (threads) => {
     expect(Array.from(got.subarray(0, lo))).toEqual(Array.from(data.subarray(0, lo)));
     expect(Array.from(got.subarray(hi))).toEqual(Array.from(data.subarray(hi)));
     expect(Array.from(got.subarray(lo, hi))).toEqual(Array.from(data.subarray(lo, hi)).sort((a, b) => a - b));
+  });
+
+  it("split by pivot: below, equal, above, each in its input order", async () => {
+    const r = rng(11);
+    const pivot = 5000;
+    // mostly the pivot (a large group of range's whose members rank in the group itself), with
+    // keys on both sides, and a sub-range so that the rest must stay as it is
+    const data = Uint32Array.from({ length: N }, () => (r() < 0.8 ? pivot : Math.floor(r() * 2 * pivot)));
+    const keys = put(data);
+    const vals = put(Uint32Array.from({ length: N }, (_, i) => i));
+    const dstKeys = put(new Uint32Array(N).fill(7));
+    const dstVals = put(new Uint32Array(N).fill(7));
+    const [lo, hi] = [100, N - 100];
+    const [equalFrom, aboveFrom] = await splitByPivot(exec, { keys, vals }, { keys: dstKeys, vals: dstVals }, lo, hi, pivot);
+    const order = Array.from({ length: hi - lo }, (_, j) => lo + j);
+    const below = order.filter((i) => data[i] < pivot);
+    const equal = order.filter((i) => data[i] === pivot);
+    const above = order.filter((i) => data[i] > pivot);
+    expect([equalFrom, aboveFrom]).toEqual([lo + below.length, lo + below.length + equal.length]);
+    const got = heap.u32(dstVals, N);
+    expect(Array.from(got.subarray(lo, hi))).toEqual([...below, ...equal, ...above]);
+    expect(Array.from(heap.u32(dstKeys, N).subarray(lo, hi))).toEqual([...below, ...equal, ...above].map((i) => data[i]));
+    expect(got[lo - 1]).toBe(7);
+    expect(got[hi]).toBe(7);
   });
 
   it("pack keeps the flagged values in order", async () => {

@@ -102,6 +102,26 @@ describe("build path", () => {
     }
   });
 
+  it("a GPU build whose SA comes back packed starts its unpackers, and every worker where the workers may pack its text first", async () => {
+    const text = randomText(1 << 20, 4, 8); // the SA comes back packed from 1 MiB
+    const tune = process.env.SUFSORT_GPU_TUNE;
+    try {
+      for (const [packTextMin, started] of [[undefined, 8], [1 << 20, 10]] as const) {
+        if (packTextMin === undefined) delete process.env.SUFSORT_GPU_TUNE;
+        else process.env.SUFSORT_GPU_TUNE = `io.packTextMin=${packTextMin}`;
+        const placed = placeBytes(text, resolveSorter("gpu-spd"), 10, { reuse: true });
+        try {
+          expect(placed.executor.startedWorkers, `packTextMin ${packTextMin}`).toBe(started);
+        } finally {
+          await closePlaced(placed);
+        }
+      }
+    } finally {
+      if (tune === undefined) delete process.env.SUFSORT_GPU_TUNE;
+      else process.env.SUFSORT_GPU_TUNE = tune;
+    }
+  });
+
   it("refuses, in one line, a build that needs more memory than the process may still use", async () => {
     const text = randomText(100_000, 4, 5);
     const sais = resolveSorter("sais");

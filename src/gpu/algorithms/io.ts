@@ -142,8 +142,7 @@ export async function packTextForUpload(ctx: BuildContext, text: Uint8Array): Pr
   const n = text.length;
   // the workers read the text where it lies: in the heap (not a text held outside it, ctx.text)
   if (text.buffer !== ctx.heap.memory.buffer || ctx.sa !== undefined || ctx.executor.threads < 2 || n > ctx.n) return undefined;
-  // n >= 256: the code table and the words fit the 4n bytes of the SA region
-  if (n < Math.max(256, tuned("io.packTextMin", PACK_TEXT_MIN, 0)) || n >= 2 ** 30) return undefined;
+  if (!mayPackText(n)) return undefined;
   const seen = new Uint8Array(256);
   let sigma = 0;
   for (let s = 0; s < SAMPLES; s++) {
@@ -174,6 +173,12 @@ export async function packTextForUpload(ctx: BuildContext, text: Uint8Array): Pr
   const foreign = await ctx.executor.map("packText", calls);
   if (foreign.some((f) => f !== 0)) return undefined;
   return { words: heap.u8(wordsPtr, 4 * Math.ceil(n / perWord)), bits, symbols };
+}
+
+/** Whether a text of n bytes may go up packed (packTextForUpload; its alphabet decides). n >= 256:
+ * the code table and the words fit the 4n bytes of the SA region. */
+function mayPackText(n: number): boolean {
+  return n >= Math.max(256, tuned("io.packTextMin", PACK_TEXT_MIN, 0)) && n < 2 ** 30;
 }
 
 async function uploadBytes(gpu: GpuContext, text: Uint8Array): Promise<GPUBuffer> {
@@ -437,6 +442,9 @@ const CHUNKS_PER_SUBMIT = 4;
  * copy (the last chunks were unpacked 1.4 ms after it), 8 and 16 kept up. Helpers that spun on
  * the mailbox before sleeping measured no faster. */
 const UNPACKERS = 8;
+function unpackersWanted(): number {
+  return tuned("io.unpackers", UNPACKERS);
+}
 /** Texts shorter than this come back unpacked ("io.packMin" overrides it: tests pack tiny SAs). */
 const PACK_MIN = 2 ** 20;
 /** Entries of more bits than this come back unpacked: the saving would be small. */
@@ -482,8 +490,9 @@ export function readbackScratchBytes(n: number): number {
 /** What a GPU sorter whose SA comes back through deliverSuffixArray says of its heap and workers. */
 export const packedReadback: Pick<SuffixSorter, "scratchBytes" | "busyWorkers"> = {
   scratchBytes: readbackScratchBytes,
-  // the unpackers, and before them the text's packing (packText: a block per thread)
-  busyWorkers: (n, threads) => (readbackScratchBytes(n) > 0 ? threads : 0),
+  // the unpackers; a text that may go up packed is packed first, a block per thread (packText)
+  busyWorkers: (n, threads) =>
+    readbackScratchBytes(n) === 0 ? 0 : mayPackText(n) ? threads : Math.min(threads, unpackersWanted()),
 };
 
 /** Atomics.waitAsync (Node 16+; not yet in TypeScript's ES2022 library). */
@@ -558,7 +567,7 @@ async function downloadPacked(gpu: GpuContext, source: GPUBuffer, ctx: BuildCont
   };
 
   // The helpers run until all items are claimed; they start while the GPU works.
-  const unpackers = Math.min(ctx.executor.threads, tuned("io.unpackers", UNPACKERS), total);
+  const unpackers = Math.min(ctx.executor.threads, unpackersWanted(), total);
   const helpers = Array.from({ length: unpackers }, () => ctx.executor.runOne("unpackHelper", [mailbox]));
   let helperError: unknown;
   const helpersDone = Promise.all(helpers).catch((error) => {

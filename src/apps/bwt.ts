@@ -49,16 +49,18 @@ export async function bwtPlaced(
     let onDevice: { primary: number; seconds: number } | undefined;
     const built = await buildPlaced(placed, {
       ...options,
-      consumeDeviceSuffixArray: async (gpu, sa, text, ctx) => {
+      consumeDeviceSuffixArray: async (gpu, sa, text, ctx, produce) => {
         const t0 = performance.now();
-        const primary = await bwtOnDevice(gpu, sa, text, ctx.n, heap.u32(ctx.saPtr, bwtWords(ctx.n)));
+        const primary = await bwtOnDevice(gpu, sa, text, ctx.n, heap.u32(ctx.saPtr, bwtWords(ctx.n)), produce);
         onDevice = { primary, seconds: (performance.now() - t0) / 1000 };
       },
     });
     // The sorter hands nothing over when it finishes on the host (n = 1): the CPU gather does the rest.
     if (onDevice !== undefined) {
-      const stored = heap.u8(built.sa.byteOffset, n);
-      return { primary: onDevice.primary, parts: [stored, stored.subarray(n)], saSeconds: built.seconds - onDevice.seconds, bwtSeconds: onDevice.seconds };
+      // rows 0..n of L; the primary row is no part of the stored BWT
+      const rows = heap.u8(built.sa.byteOffset, n + 1);
+      const { primary } = onDevice;
+      return { primary, parts: [rows.subarray(0, primary), rows.subarray(primary + 1)], saSeconds: built.seconds - onDevice.seconds, bwtSeconds: onDevice.seconds };
     }
     return bwtFromBuilt(heap, runner, textPtr, n, built.sa.byteOffset, built.seconds);
   }

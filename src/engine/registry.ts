@@ -3,6 +3,7 @@ import type { SharedHeap } from "../cpu/memory.js";
 import type { Kernels } from "../cpu/wasm.js";
 import type { Executor } from "../cpu/executor.js";
 import type { GpuContext } from "../gpu/device.js";
+import type { ProducePiece } from "../gpu/algorithms/io.js";
 
 /** Where an algorithm runs: the CPU workers, the GPU, or both at once on one build (hybrid). */
 export type EngineKind = "cpu" | "gpu" | "hybrid";
@@ -66,9 +67,10 @@ export function suffixArrayOf(ctx: BuildContext): Uint32Array {
  * holds the n entries of the SA, `text` the text packed 4 bytes per u32 (zero-padded); both are
  * valid until the returned promise settles. The SA region of the heap (4n bytes at ctx.saPtr) is
  * then the consumer's to use. Sorters that finish on the host (n <= 1) write ctx.saPtr and do not
- * call it.
+ * call it. With `produce`, the SA is not written yet: the consumer encodes its pieces, [0, n) in
+ * order (e.g. each right before it reads them), so that the sorter's last step overlaps its work.
  */
-export type DeviceSuffixArrayConsumer = (gpu: GpuContext, sa: GPUBuffer, text: GPUBuffer, ctx: BuildContext) => Promise<void>;
+export type DeviceSuffixArrayConsumer = (gpu: GpuContext, sa: GPUBuffer, text: GPUBuffer, ctx: BuildContext, produce?: ProducePiece) => Promise<void>;
 
 /** Said by a sorter that handed an input over to another algorithm (visible in the build result). */
 export interface HandOver {

@@ -10,7 +10,7 @@ import { describe, expect } from "vitest";
 import { bwtPlaced, type BwtInHeap } from "../../src/apps/bwt.js";
 import { closePlaced, placeText, resolveSorter } from "../../src/engine/build.js";
 import type { GpuContext } from "../../src/gpu/device.js";
-import { WORKGROUP_SIZE } from "../../src/gpu/kernels.js";
+import { GpuBatch, WORKGROUP_SIZE } from "../../src/gpu/kernels.js";
 import { SEGSORT_TILE } from "../../src/gpu/primitives/segmented-sort.js";
 import { bwt, FMIndex, SufsortError } from "../../src/index.js";
 import { firstDifference, hardFamilies, naiveSuffixArray, randomText, rng } from "../support/inputs.js";
@@ -84,8 +84,14 @@ describe("GPU sorters hand their SA over on the device", () => {
           let calls = 0;
           await resolveSorter(algo).build({
             heap, kernels: executor.kernels, executor, textPtr, n, saPtr, threads: 1, gpu,
-            consumeDeviceSuffixArray: async (device, sa, packed, ctx) => {
+            consumeDeviceSuffixArray: async (device, sa, packed, ctx, produce) => {
               calls++;
+              if (produce) {
+                // the sorter's last merge, left to the consumer: the whole SA at once
+                const batch = new GpuBatch(device, "SA");
+                produce(batch, 0, n);
+                batch.submit();
+              }
               expect(device).toBe(gpu);
               expect(ctx.saPtr).toBe(saPtr);
               const want = naiveSuffixArray(text);
@@ -139,6 +145,21 @@ describe("GPU BWT", () => {
           await expectLikeCpu(gpu, "gpu-spd", randomText(n, 4, 31 * n + window), `random sigma 4, window ${window}`);
         }
         for (const [name, text] of hardFamilies(777, 5)) await expectLikeCpu(gpu, "gpu-ls", text, `${name}, window ${window}`);
+      });
+    }
+  });
+
+  gpuIt("read back in pieces, each derived right after the sorter's last merge produced the SA it reads (io.readChunk lowered)", async (gpu) => {
+    for (const tune of ["io.readChunk=256", "io.readChunk=64,bwt.window=128"]) {
+      await withTune(tune, async () => {
+        for (const algo of ["gpu-ls", "gpu-skew", "gpu-spd", "gpu-dc7"]) {
+          for (const n of [2, 3, 4, 5, 63, 64, 65, 257, 1000, 4099]) {
+            await expectLikeCpu(gpu, algo, randomText(n, 4, 17 * n + 1), `${algo}, random sigma 4, ${tune}`);
+          }
+        }
+        for (const algo of ["gpu-spd", "gpu-dc7"]) {
+          for (const [name, text] of hardFamilies(700, 9)) await expectLikeCpu(gpu, algo, text, `${algo}, ${name}, ${tune}`);
+        }
       });
     }
   });

@@ -279,20 +279,15 @@ async function uploadChunked(gpu: GpuContext, text: Uint8Array, target: GPUBuffe
 export type ProducePiece = (batch: GpuBatch, first: number, end: number) => void;
 
 /**
- * A GPU sorter's last step: hands the SA (n u32 in `sa`) and the packed text to the build's
- * consumer when it has one, else reads the SA back to where the build leaves it (suffixArrayOf). With `produce`,
+ * A GPU sorter's last step: hands the SA (n u32 in `sa`), the packed text and `produce` to the
+ * build's consumer when it has one, else reads the SA back to where the build leaves it (suffixArrayOf). With `produce`,
  * the SA is not written yet: its pieces are produced as they are read back, so that the GPU's
  * last step (a merge) overlaps the host's copy of the pieces before. An SA in the heap comes back
  * bit-packed when the build has workers to unpack it (readbackScratchBytes).
  */
 export async function deliverSuffixArray(ctx: BuildContext, gpu: GpuContext, sa: GPUBuffer, text: GPUBuffer, produce?: ProducePiece): Promise<void> {
   if (ctx.consumeDeviceSuffixArray) {
-    if (produce) {
-      const batch = new GpuBatch(gpu, "SA");
-      produce(batch, 0, ctx.n);
-      batch.submit();
-    }
-    await ctx.consumeDeviceSuffixArray(gpu, sa, text, ctx);
+    await ctx.consumeDeviceSuffixArray(gpu, sa, text, ctx, produce);
   } else if (ctx.sa === undefined && ctx.executor.threads >= 2 && readbackScratchBytes(ctx.n) > 0) {
     await downloadPacked(gpu, sa, ctx, produce);
   } else {

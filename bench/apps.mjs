@@ -23,11 +23,7 @@
 // the API shape (an array of patterns in, an object per pattern out: the host's packing included);
 // the locate of P/10 of them, packed, on both. The GPU BWT, row ranges and positions are checked
 // equal to the CPU's; a mismatch stops the run.
-import { readFileSync } from "node:fs";
-import { execFileSync } from "node:child_process";
-import { basename } from "node:path";
-import { gunzipSync } from "node:zlib";
-import { generate } from "../dist/src/bench/inputs.js";
+import { inputName, loadInput } from "./inputs.mjs";
 import { placeText, buildPlaced, closePlaced, resolveSorter } from "../dist/src/engine/build.js";
 import { bwtFromSAInHeap, bwtPlaced, unbwtInHeap } from "../dist/src/apps/bwt.js";
 import { lcpInHeap } from "../dist/src/apps/lcp.js";
@@ -76,19 +72,9 @@ async function runnerFor(heap) {
   return executor;
 }
 
-const nameOf = (input) => input.split("+").map((part) => basename(part)).join("+");
-
-/** The bytes of an INPUT argument. */
-function load(input) {
-  if (input.includes("+")) return Buffer.concat(input.split("+").map(load));
-  if (input.endsWith(".gz")) return gunzipSync(readFileSync(input));
-  if (input.startsWith("gen:")) return Buffer.from(generate(input.slice(4)).bytes.buffer);
-  if (input.endsWith(".xz")) return execFileSync("xz", ["-dc", input], { maxBuffer: 2 ** 31 - 1 });
-  return readFileSync(input);
-}
 
 for (const file of args) {
-  const text = load(file);
+  const text = loadInput(file);
   const n = text.length;
   const mb = n / 1e6;
   const sorter = resolveSorter();
@@ -166,14 +152,14 @@ for (const file of args) {
   const tLocate = best(locateTimes);
   const f = (v) => (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(1) : v.toPrecision(2));
   console.log(
-    `| ${nameOf(file)} | ${n} | ${tSa.toFixed(2)} | ${f(mb / tB)} | ${f(mb / (tSa + tB))} | ${f(mb / best(unbwtTimes))} | ${f(mb / best(lcpTimes))} | ${f(mb / (tSa + tIndex))} | ${f(mb / tIndex)} | ${(index.layout.fileBytes / n).toFixed(2)} | ${(patternCount / tCount / 1e6).toFixed(2)} M | ${((patternCount * patternLength) / tCount / 1e6).toFixed(1)} M | ${(occurrences / tLocate / 1e6).toFixed(2)} M |`,
+    `| ${inputName(file)} | ${n} | ${tSa.toFixed(2)} | ${f(mb / tB)} | ${f(mb / (tSa + tB))} | ${f(mb / best(unbwtTimes))} | ${f(mb / best(lcpTimes))} | ${f(mb / (tSa + tIndex))} | ${f(mb / tIndex)} | ${(index.layout.fileBytes / n).toFixed(2)} | ${(patternCount / tCount / 1e6).toFixed(2)} M | ${((patternCount * patternLength) / tCount / 1e6).toFixed(1)} M | ${(occurrences / tLocate / 1e6).toFixed(2)} M |`,
   );
   if (gpu) {
     const g = await gpuFigures(text, cpuBwt, cpuPrimary, index, patterns, cpuCounts, few);
     const perS = (count, t) => `${(count / t / 1e6).toFixed(2)} M`;
     const chars = patternCount * patternLength;
     gpuRows.push(
-      `| ${nameOf(file)} | ${n} | ${gpuAlgo} | ${f(mb / g.tBwt)} | ${(g.tBwtStep * 1000).toFixed(1)} | ${f(mb / (tSa + tB))} | ${g.tUpload.toFixed(3)} | ${perS(patternCount, g.tCount)} | ${perS(chars, g.tCount)} | ${perS(patternCount, g.tCpuCount)} | ${perS(chars, g.tCpuCount)} | ${perS(chars, g.tApi)} | ${perS(g.occurrences, g.tLocate)} | ${perS(g.occurrences, g.tCpuLocate)} | yes |`,
+      `| ${inputName(file)} | ${n} | ${gpuAlgo} | ${f(mb / g.tBwt)} | ${(g.tBwtStep * 1000).toFixed(1)} | ${f(mb / (tSa + tB))} | ${g.tUpload.toFixed(3)} | ${perS(patternCount, g.tCount)} | ${perS(chars, g.tCount)} | ${perS(patternCount, g.tCpuCount)} | ${perS(chars, g.tCpuCount)} | ${perS(chars, g.tApi)} | ${perS(g.occurrences, g.tLocate)} | ${perS(g.occurrences, g.tCpuLocate)} | yes |`,
     );
   }
 }

@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+// The BWT built on the GPU, per GPU sorter, against the CPU's (run after `npm run build`):
+//   SUFSORT_GPU=hardware node bench/gpu-bwt.mjs INPUT... [--algos gpu-spd,gpu-dc7] [--runs R] [--threads N]
+// An INPUT is as in bench/apps.mjs (a file, file.xz, gen:KIND:SIZE, or parts joined by '+').
+// For each input and sorter: one untimed build (it compiles the shaders), then R timed ones of the
+// BWT through bwtPlaced, as `sufsort bwt --algo A` builds it: the text's upload, the SA built on the
+// GPU, the BWT derived there, and only its n bytes read back into the heap (the SA never leaves the
+// GPU). Prints the median ms and MB/s (MB = 10^6 bytes), and the median of "its BWT step": the BWT
+// kernels and the read back, with the sorter's last merge where it writes the SA piece by piece
+// (gpu-skew, gpu-spd, gpu-dc7). Every BWT is checked byte for byte against the CPU's (SA-IS, then
+// the workers' gather, --threads N); a difference stops the run.
+import { placeText, closePlaced, resolveSorter } from "../dist/src/engine/build.js";
+import { bwtPlaced } from "../dist/src/apps/bwt.js";
+import { acquireGpu, resolveGpuMode } from "../dist/src/gpu/device.js";
+import { inputName, loadInput } from "./inputs.mjs";
+
+const args = process.argv.slice(2);
+const take = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  if (i < 0) return fallback;
+  const v = args[i + 1];
+  args.splice(i, 2);
+  return v;
+};
+const algos = take("algos", "gpu-ls,gpu-skew,gpu-spd,gpu-dc7").split(",");
+const runs = Number(take("runs", "5"));
+const threads = Number(take("threads", "16"));
+const gpu = await acquireGpu({ mode: resolveGpuMode(process.env.SUFSORT_GPU ?? "hardware"), required: true });
+const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
+
+/** The BWT (stored bytes, primary index) of a placed text, built by `algo`, and its times. */
+async function bwtBy(placed, options) {
+  const got = await bwtPlaced(placed, options);
+  return { bytes: Buffer.concat(got.parts), primary: got.primary, bwtSeconds: got.bwtSeconds };
+}
+
+console.log(`GPU: ${gpu.adapterInfo}; median of ${runs}; CPU reference at ${threads} threads`);
+console.log("| input | n | algo | BWT incl. SA ms | MB/s | its BWT step ms | equal to the CPU's |");
+console.log("|---|---:|---|---:|---:|---:|---|");
+for (const input of args) {
+  const text = loadInput(input);
+  const n = text.length;
+  const cpu = placeText(n, resolveSorter("sais"), threads, { allWorkers: true });
+  cpu.heap.u8(cpu.textPtr, n).set(text);
+  const want = await bwtBy(cpu, {});
+  const wantBytes = Buffer.from(want.bytes);
+  await closePlaced(cpu);
+  for (const algo of algos) {
+    const placed = placeText(n, resolveSorter(algo), threads, { allWorkers: true });
+    placed.heap.u8(placed.textPtr, n).set(text);
+    const base = placed.heap.used;
+    const ms = [];
+    const steps = [];
+    try {
+      for (let r = 0; r <= runs; r++) {
+        placed.heap.release(base);
+        const t0 = performance.now();
+        const got = await bwtBy(placed, { gpuContext: gpu });
+        const elapsed = performance.now() - t0;
+        if (got.primary !== want.primary || Buffer.compare(got.bytes, wantBytes) !== 0) {
+          throw new Error(`${inputName(input)}: the BWT of ${algo} differs from the CPU's`);
+        }
+        if (r > 0) {
+          ms.push(elapsed);
+          steps.push(got.bwtSeconds * 1000);
+        }
+      }
+    } finally {
+      await closePlaced(placed);
+    }
+    const m = median(ms);
+    console.log(`| ${inputName(input)} | ${n} | ${algo} | ${m.toFixed(1)} | ${((n / 1e6 / m) * 1000).toFixed(0)} | ${median(steps).toFixed(1)} | yes |`);
+  }
+}
+gpu.release();

@@ -13,18 +13,12 @@ import { placeText, closePlaced, resolveSorter } from "../dist/src/engine/build.
 import { bwtPlaced } from "../dist/src/apps/bwt.js";
 import { acquireGpu, resolveGpuMode } from "../dist/src/gpu/device.js";
 import { inputName, loadInput } from "./inputs.mjs";
+import { takeOption } from "./stress-texts.mjs";
 
 const args = process.argv.slice(2);
-const take = (name, fallback) => {
-  const i = args.indexOf(`--${name}`);
-  if (i < 0) return fallback;
-  const v = args[i + 1];
-  args.splice(i, 2);
-  return v;
-};
-const algos = take("algos", "gpu-ls,gpu-skew,gpu-spd,gpu-dc7").split(",");
-const runs = Number(take("runs", "5"));
-const threads = Number(take("threads", "16"));
+const algos = takeOption(args, "--algos", "gpu-ls,gpu-skew,gpu-spd,gpu-dc7").split(",");
+const runs = Number(takeOption(args, "--runs", "5"));
+const threads = Number(takeOption(args, "--threads", "16"));
 const gpu = await acquireGpu({ mode: resolveGpuMode(process.env.SUFSORT_GPU ?? "hardware"), required: true });
 const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
 

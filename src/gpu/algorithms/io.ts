@@ -437,6 +437,7 @@ const CHUNKS_PER_SUBMIT = 4;
  * copy (the last chunks were unpacked 1.4 ms after it), 8 and 16 kept up. Helpers that spun on
  * the mailbox before sleeping measured no faster. */
 const UNPACKERS = 8;
+/** The unpackers a packed readback wants (before the cap by threads and chunks). */
 function unpackersWanted(): number {
   return tuned("io.unpackers", UNPACKERS);
 }

@@ -34,7 +34,7 @@ function encodeFindPrimary(batch: GpuBatch, sa: GPUBuffer, out: GPUBuffer, n: nu
 
 /** Encodes gather over the row words [first, end): word w reads SA[4w - 1 .. 4w + 2]. */
 function encodeGatherRows(batch: GpuBatch, text: GPUBuffer, sa: GPUBuffer, out: GPUBuffer, n: number, first: number, end: number): void {
-  const window = bindingWindow(batch.ctx, "bwt.window", 128); // >= 128: each window writes 32 words or more
+  const window = bindingWindow(batch.ctx, "bwt.window", 128); // >= 128: each window writes 16 words or more
   const gather = pipeline(batch.ctx, { file: "bwt.wgsl", entry: "gather" });
   for (let a = first; a < end; ) {
     const lowest = Math.max(0, 4 * a - 1);

@@ -8,6 +8,7 @@ import { heapBytesFor } from "../src/engine/registry.js";
 import { availableMemory, SharedHeap } from "../src/cpu/memory.js";
 import { naiveSuffixArray, randomText, hardFamilies } from "./support/inputs.js";
 import { SufsortError } from "../src/errors.js";
+import { withTune } from "./support/tune.js";
 
 describe("build path", () => {
   it("sends only inputs beyond the 4 GiB WebAssembly memory to the TypeScript SA-IS", () => {
@@ -104,21 +105,15 @@ describe("build path", () => {
 
   it("a GPU build whose SA comes back packed starts its unpackers, and every worker where the workers may pack its text first", async () => {
     const text = randomText(1 << 20, 4, 8); // the SA comes back packed from 1 MiB
-    const tune = process.env.SUFSORT_GPU_TUNE;
-    try {
-      for (const [packTextMin, started] of [[undefined, 8], [1 << 20, 10]] as const) {
-        if (packTextMin === undefined) delete process.env.SUFSORT_GPU_TUNE;
-        else process.env.SUFSORT_GPU_TUNE = `io.packTextMin=${packTextMin}`;
+    for (const [tune, started] of [["", 8], [`io.packTextMin=${1 << 20}`, 10]] as const) {
+      await withTune(tune, async () => {
         const placed = placeBytes(text, resolveSorter("gpu-spd"), 10, { reuse: true });
         try {
-          expect(placed.executor.startedWorkers, `packTextMin ${packTextMin}`).toBe(started);
+          expect(placed.executor.startedWorkers, `tune "${tune}"`).toBe(started);
         } finally {
           await closePlaced(placed);
         }
-      }
-    } finally {
-      if (tune === undefined) delete process.env.SUFSORT_GPU_TUNE;
-      else process.env.SUFSORT_GPU_TUNE = tune;
+      });
     }
   });
 

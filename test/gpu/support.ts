@@ -7,6 +7,8 @@ import { acquireGpu, type GpuContext, type GpuMode } from "../../src/gpu/device.
 import { GpuBatch, readU32, upload } from "../../src/gpu/kernels.js";
 import { rng } from "../support/inputs.js";
 
+export { withTune } from "../support/tune.js";
+
 let context: GpuContext | null = null;
 
 /** The file's context (null without an adapter); tests that must see uncaptured errors use it directly. */
@@ -27,20 +29,6 @@ afterAll(() => {
   context?.release();
   context = null;
 });
-
-/** Runs `body` with SUFSORT_GPU_TUNE set to `tune` ("" for none), restoring it afterwards, also
- * when `body` throws. */
-export async function withTune<T>(tune: string, body: () => Promise<T>): Promise<T> {
-  const before = process.env.SUFSORT_GPU_TUNE;
-  if (tune) process.env.SUFSORT_GPU_TUNE = tune;
-  else delete process.env.SUFSORT_GPU_TUNE;
-  try {
-    return await body();
-  } finally {
-    if (before === undefined) delete process.env.SUFSORT_GPU_TUNE;
-    else process.env.SUFSORT_GPU_TUNE = before;
-  }
-}
 
 /** Buffers a test allocates; all released at the end of the test. */
 export class TestBuffers {

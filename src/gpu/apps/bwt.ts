@@ -19,15 +19,19 @@ export function bwtWords(n: number): number {
   return rowWords(n) + 1;
 }
 
+/** The binding of the SA's window from entry `base` (a multiple of 64: binding offsets are multiples of 256 bytes). */
+function saWindow(sa: GPUBuffer, n: number, window: number, base: number): GPUBufferBinding {
+  return { buffer: sa, offset: 4 * base, size: 4 * Math.min(window, n - base) };
+}
+
 /** Encodes find_primary over the SA entries [from, to), window by window. */
 function encodeFindPrimary(batch: GpuBatch, sa: GPUBuffer, out: GPUBuffer, n: number, from: number, to: number): void {
   const window = bindingWindow(batch.ctx, "bwt.window", 128);
   const find = pipeline(batch.ctx, { file: "bwt.wgsl", entry: "find_primary" });
   for (let a = from; a < to; ) {
-    const base = a - (a % 64); // binding offsets are multiples of 256 bytes
+    const base = a - (a % 64);
     const end = Math.min(to, base + window);
-    const binding = { buffer: sa, offset: 4 * base, size: 4 * Math.min(window, n - base) };
-    batch.dispatch(find, [n, rowWords(n), base, a, end], [undefined, binding, out], Math.ceil((end - a) / WORKGROUP_SIZE));
+    batch.dispatch(find, [n, rowWords(n), base, a, end], [undefined, saWindow(sa, n, window, base), out], Math.ceil((end - a) / WORKGROUP_SIZE));
     a = end;
   }
 }
@@ -40,8 +44,7 @@ function encodeGatherRows(batch: GpuBatch, text: GPUBuffer, sa: GPUBuffer, out: 
     const lowest = Math.max(0, 4 * a - 1);
     const base = lowest - (lowest % 64);
     const b = Math.min(end, Math.floor((base + window + 1) / 4));
-    const binding = { buffer: sa, offset: 4 * base, size: 4 * Math.min(window, n - base) };
-    batch.dispatch(gather, [n, rowWords(n), base, a, b], [text, binding, out], Math.ceil((b - a) / WORKGROUP_SIZE));
+    batch.dispatch(gather, [n, rowWords(n), base, a, b], [text, saWindow(sa, n, window, base), out], Math.ceil((b - a) / WORKGROUP_SIZE));
     a = b;
   }
 }

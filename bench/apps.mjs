@@ -24,8 +24,9 @@
 // the locate of P/10 of them, packed, on both. The GPU BWT, row ranges and positions are checked
 // equal to the CPU's; a mismatch stops the run.
 import { inputName, loadInput } from "./inputs.mjs";
+import { timeBwtRuns } from "./bwt-runs.mjs";
 import { placeText, buildPlaced, closePlaced, resolveSorter } from "../dist/src/engine/build.js";
-import { bwtFromSAInHeap, bwtPlaced, unbwtInHeap } from "../dist/src/apps/bwt.js";
+import { bwtFromSAInHeap, unbwtInHeap } from "../dist/src/apps/bwt.js";
 import { lcpInHeap } from "../dist/src/apps/lcp.js";
 import { FMIndexImage, packPatterns, searchPatterns } from "../dist/src/apps/fmindex.js";
 import { createExecutor } from "../dist/src/cpu/executor.js";
@@ -177,19 +178,9 @@ async function gpuFigures(text, cpuBwt, cpuPrimary, index, patterns, cpuCounts, 
   const n = text.length;
   const placed = placeText(n, resolveSorter(gpuAlgo), threads);
   placed.heap.u8(placed.textPtr, n).set(text);
-  const base = placed.heap.used;
-  const bwtTimes = [];
-  const bwtSteps = [];
-  for (let r = 0; r <= runs; r++) {
-    placed.heap.release(base);
-    const t0 = performance.now();
-    const got = await bwtPlaced(placed, { gpuContext: gpu });
-    const seconds = (performance.now() - t0) / 1000;
-    if (r > 0) bwtTimes.push(seconds); // run 0 compiles the shaders
-    if (r > 0) bwtSteps.push(got.bwtSeconds);
-    const stored = Buffer.concat([got.parts[0], got.parts[1]]);
-    if (got.primary !== cpuPrimary || Buffer.compare(stored, cpuBwt) !== 0) throw new Error(`GPU BWT (${gpuAlgo}) differs from the CPU's`);
-  }
+  const { seconds: bwtTimes, steps: bwtSteps } = await timeBwtRuns(
+    placed, { gpuContext: gpu }, runs, { bytes: cpuBwt, primary: cpuPrimary }, `GPU BWT (${gpuAlgo})`,
+  );
   await closePlaced(placed);
 
   const t0 = performance.now();

@@ -13,6 +13,7 @@ import { placeText, closePlaced, resolveSorter } from "../dist/src/engine/build.
 import { bwtPlaced } from "../dist/src/apps/bwt.js";
 import { acquireGpu, resolveGpuMode } from "../dist/src/gpu/device.js";
 import { inputName, loadInput } from "./inputs.mjs";
+import { timeBwtRuns } from "./bwt-runs.mjs";
 import { takeOption } from "./stress-texts.mjs";
 
 const args = process.argv.slice(2);
@@ -23,11 +24,6 @@ const gpu = await acquireGpu({ mode: resolveGpuMode(process.env.SUFSORT_GPU ?? "
 const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
 
 
-/** Whether the two parts of a BWT, one after the other, hold `bytes`. */
-function equalParts([a, b], bytes) {
-  return a.length + b.length === bytes.length && Buffer.compare(a, bytes.subarray(0, a.length)) === 0 && Buffer.compare(b, bytes.subarray(a.length)) === 0;
-}
-
 console.log(`GPU: ${gpu.adapterInfo}; median of ${runs}; CPU reference at ${threads} threads`);
 console.log("| input | n | algo | BWT incl. SA ms | MB/s | its BWT step ms | equal to the CPU's |");
 console.log("|---|---:|---|---:|---:|---:|---|");
@@ -36,34 +32,17 @@ for (const input of args) {
   const n = text.length;
   const cpu = placeText(n, resolveSorter("sais"), threads, { allWorkers: true });
   cpu.heap.u8(cpu.textPtr, n).set(text);
-  const want = await bwtPlaced(cpu, {});
-  const wantBytes = Buffer.concat(want.parts);
+  const cpuBwt = await bwtPlaced(cpu, {});
+  const want = { bytes: Buffer.concat(cpuBwt.parts), primary: cpuBwt.primary };
   await closePlaced(cpu);
   for (const algo of algos) {
     const placed = placeText(n, resolveSorter(algo), threads, { allWorkers: true });
     placed.heap.u8(placed.textPtr, n).set(text);
-    const base = placed.heap.used;
-    const ms = [];
-    const steps = [];
-    try {
-      for (let r = 0; r <= runs; r++) {
-        placed.heap.release(base);
-        const t0 = performance.now();
-        const got = await bwtPlaced(placed, { gpuContext: gpu });
-        const elapsed = performance.now() - t0;
-        if (got.primary !== want.primary || !equalParts(got.parts, wantBytes)) {
-          throw new Error(`${inputName(input)}: the BWT of ${algo} differs from the CPU's`);
-        }
-        if (r > 0) {
-          ms.push(elapsed);
-          steps.push(got.bwtSeconds * 1000);
-        }
-      }
-    } finally {
-      await closePlaced(placed);
-    }
-    const m = median(ms);
-    console.log(`| ${inputName(input)} | ${n} | ${algo} | ${m.toFixed(1)} | ${((n / 1e6 / m) * 1000).toFixed(0)} | ${median(steps).toFixed(1)} | yes |`);
+    const { seconds, steps } = await timeBwtRuns(placed, { gpuContext: gpu }, runs, want, `${inputName(input)}: the BWT of ${algo}`).finally(
+      () => closePlaced(placed),
+    );
+    const m = median(seconds) * 1000;
+    console.log(`| ${inputName(input)} | ${n} | ${algo} | ${m.toFixed(1)} | ${((n / 1e6 / m) * 1000).toFixed(0)} | ${(median(steps) * 1000).toFixed(1)} | yes |`);
   }
 }
 gpu.release();

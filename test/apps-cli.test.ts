@@ -191,3 +191,36 @@ describe("worker threads", () => {
     expect(Buffer.compare(readFileSync(join(dir, "mt.back2")), Buffer.from(t))).toBe(0);
   });
 });
+
+describe("the suffix-array engine of bwt, lcp and index", () => {
+  it("is auto's choice by default, and --engine / --algo pick another with the same outputs", () => {
+    // 1.5 MiB of random bytes at 2 threads: auto runs range (random-looking, over 1 MiB); the
+    // range trace on stderr shows it did.
+    const t = randomText(3 << 19, 256, 21);
+    writeFileSync(join(dir, "eng"), t);
+    const traced = (...args: string[]) => {
+      const r = spawnSync(process.execPath, [main, ...args], { cwd: dir, env: { ...process.env, SUFSORT_TRACE: "1" } });
+      return { code: r.status ?? -1, err: r.stderr.toString() };
+    };
+    for (const [cmd, suffix] of [["bwt", "bwt"], ["lcp", "lcp"], ["index", "fmi"]]) {
+      const auto = traced(cmd, "eng", "-o", `eng.auto.${suffix}`, "--threads", "2");
+      expect(auto.code, auto.err).toBe(0);
+      expect(auto.err, cmd).toMatch(/^range: n 1572864 /m);
+      const sais = traced(cmd, "eng", "-o", `eng.sais.${suffix}`, "--threads", "2", "--engine", "cpu", "--algo", "sais");
+      expect(sais.code, sais.err).toBe(0);
+      expect(sais.err, cmd).not.toMatch(/^range:/m);
+      expect(Buffer.compare(readFileSync(join(dir, `eng.auto.${suffix}`)), readFileSync(join(dir, `eng.sais.${suffix}`))), cmd).toBe(0);
+    }
+    expect(sufsort("bwt", "eng", "-o", "eng.skew.bwt", "--threads", "2", "--algo", "skew").code).toBe(0);
+    expect(Buffer.compare(readFileSync(join(dir, "eng.skew.bwt")), readFileSync(join(dir, "eng.auto.bwt")))).toBe(0);
+  });
+
+  it("rejects an unknown engine and an engine that contradicts --algo, leaving no output", () => {
+    writeFileSync(join(dir, "small"), "mississippi");
+    for (const cmd of ["bwt", "lcp", "index"]) {
+      expectError(sufsort(cmd, "small", "-o", "out", "--engine", "fast"), 2, /^sufsort: invalid engine 'fast' \(expected auto, cpu, gpu, hybrid\)/);
+      expectError(sufsort(cmd, "small", "-o", "out", "--engine", "cpu", "--algo", "gpu-ls"), 2, /^sufsort: --engine cpu contradicts --algo gpu-ls/);
+    }
+    expect(readdirSync(dir)).not.toContain("out");
+  });
+});

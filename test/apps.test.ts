@@ -264,6 +264,33 @@ describe("a larger input (many blocks, chains and samples)", () => {
   });
 });
 
+describe("the suffix-array engine of bwt, lcp and FMIndex", () => {
+  it("--engine cpu on 2 threads (range on a random text of 1 MiB or more) gives what SA-IS gives", async () => {
+    const t = randomText((1 << 20) + 5000, 256, 78);
+    const want = await bwt(t, { algo: "sais" });
+    const got = await bwt(t, { engine: "cpu", threads: 2 });
+    expect(got.primary).toBe(want.primary);
+    expect(firstDifference(got.bwt, want.bwt)).toBe(-1);
+    expect(firstDifference(await lcp(t, undefined, { engine: "cpu", threads: 2 }), await lcp(t, undefined, { algo: "sais" }))).toBe(-1);
+    const a = await FMIndex.build(t, { engine: "cpu", threads: 2 });
+    const b = await FMIndex.build(t, { algo: "skew", threads: 2 });
+    expect(firstDifference(a.toBytes(), b.toBytes())).toBe(-1);
+  });
+
+  it("rejects an unknown engine and an engine that contradicts algo", async () => {
+    for (const run of [
+      () => bwt("banana", { engine: "fast" as never }),
+      () => lcp("banana", undefined, { engine: "gpu", algo: "sais" }),
+      () => FMIndex.build("banana", { engine: "cpu", algo: "gpu-ls" }),
+    ]) {
+      const error = await run().then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(SufsortError);
+      expect((error as SufsortError).exitCode).toBe(2);
+      expect((error as Error).message).toMatch(/invalid engine 'fast'|contradicts --algo/);
+    }
+  });
+});
+
 describe("BWT over the SA (texts whose heap has no room for L beside it)", () => {
   it("equals the BWT by definition for waves of 1, 5, 64 and 1000 rows and any block split", async () => {
     for (const [name, t] of [["banana", new TextEncoder().encode("banana")], ["random", randomText(3001, 5, 3)], ...hardFamilies(700, 9)] as Array<[string, Uint8Array]>) {

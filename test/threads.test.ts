@@ -31,8 +31,10 @@ describe("threads on a machine of 128 cores", () => {
     for (const file of readdirSync(dir).filter((f) => f.endsWith(".ts"))) {
       const source = readFileSync(join(dir, file), "utf8");
       if (!/threads: \{ type: "string" \}/.test(source)) continue;
-      expect(source, file).toMatch(/threadsOption\(args\)/);
+      // engineRequest (src/cli/placement.ts) reads --threads for build, bwt, lcp and index
+      expect(source, file).toMatch(/threadsOption\(args\)|engineRequest\(args\)/);
       expect(source, file).not.toMatch(/availableParallelism/);
     }
+    expect(readFileSync(join(dir, "..", "placement.ts"), "utf8")).toMatch(/threads: threadsOption\(args\)/);
   });
 });

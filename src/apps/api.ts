@@ -1,6 +1,8 @@
 // Public API of the applications (re-exported by src/index.ts): bwt, unbwt, lcp, FMIndex. Arguments
 // are checked here, once.
-import { buildPlaced, closePlaced, checkLength, placeBytes, resolveSorter, type PlacedText } from "../engine/build.js";
+import { buildPlaced, checkLength } from "../engine/build.js";
+import { parseEngine, type EngineChoice } from "../engine/choice.js";
+import { placeForApp, textSource, type PlacedByEngine } from "../engine/placement.js";
 import { SharedHeap } from "../cpu/memory.js";
 import { instantiate } from "../cpu/wasm.js";
 import { verifyInHeap } from "../engine/verify.js";
@@ -16,7 +18,9 @@ import { DEFAULT_SAMPLE_RATE, FMIndexImage, MAX_SAMPLE_RATE, searchPatterns, typ
 type Text = Uint8Array | string;
 
 export interface AppOptions {
-  /** Suffix-array algorithm (default "sais"). */
+  /** Engine of the suffix array: "auto" (default), "cpu", "gpu" or "hybrid", chosen as suffixArray() chooses. */
+  engine?: EngineChoice;
+  /** Suffix-array algorithm (default: the engine's choice: SA-IS on one thread below auto's GPU threshold); with `engine`, they must agree. */
   algo?: string;
   /** Worker threads for the suffix array and the application's own kernels (default 1). */
   threads?: number;
@@ -38,8 +42,10 @@ export interface BwtOutput {
 export async function bwt(text: Text, options: AppOptions = {}): Promise<BwtOutput> {
   const bytes = toBytes(text, "text");
   const { threads } = checkThreads(options);
-  const placed = placeBytes(bytes, resolveSorter(options.algo), threads, { allWorkers: true });
-  const { primary, parts } = await bwtPlaced(placed, { threads, gpu: options.gpu }, placed.executor).finally(() => closePlaced(placed));
+  const placement = await placeForApp(textSource(bytes), engineRequest(options, threads));
+  const { placed } = placement;
+  const built = bwtPlaced(placed, { threads, gpu: options.gpu, gpuContext: placement.gpuContext }, placed.executor);
+  const { primary, parts } = await built.finally(() => placement.close());
   const out = new Uint8Array(bytes.length);
   out.set(parts[0]);
   out.set(parts[1], parts[0].length);
@@ -68,9 +74,9 @@ export async function lcp(text: Text, sa?: Uint32Array, options: AppOptions = {}
   const n = bytes.length;
   const { threads } = checkThreads(options);
   if (sa === undefined) {
-    const placed = await placeAndSort(bytes, options, threads);
-    await lcpInHeap(placed.heap, placed.executor, placed.textPtr, placed.saPtr, n, placed.saPtr).finally(() => closePlaced(placed));
-    return placed.heap.u32(placed.saPtr, n).slice();
+    const { placed, saPtr, close } = await placeAndSort(bytes, options, threads);
+    await lcpInHeap(placed.heap, placed.executor, placed.textPtr, saPtr, n, saPtr).finally(close);
+    return placed.heap.u32(saPtr, n).slice();
   }
   if (!(sa instanceof Uint32Array)) throw usageError("sa must be a Uint32Array");
   if (sa.length !== n) throw usageError(`sa has ${sa.length} entries; the text has ${n} bytes`);
@@ -127,9 +133,9 @@ export class FMIndex extends PatternSearch {
     const sampleRate = options.sampleRate ?? DEFAULT_SAMPLE_RATE;
     checkSampleRate(sampleRate);
     const { threads } = checkThreads(options);
-    const placed = await placeAndSort(bytes, options, threads);
-    const image = FMIndexImage.fromSuffixArray(placed.heap, placed.executor, placed.textPtr, placed.saPtr, bytes.length, sampleRate);
-    return new FMIndex(await image.finally(() => closePlaced(placed)));
+    const { placed, saPtr, close } = await placeAndSort(bytes, options, threads);
+    const image = FMIndexImage.fromSuffixArray(placed.heap, placed.executor, placed.textPtr, saPtr, bytes.length, sampleRate);
+    return new FMIndex(await image.finally(close));
   }
 
   /** Loads an index from the bytes `toBytes` (or `sufsort index`) produced; rejects damaged ones. */
@@ -259,8 +265,18 @@ function toBytes(x: Text, what: string): Uint8Array {
 }
 
 /** Copies the text into a fresh heap and builds its SA there; returns where both are. */
-async function placeAndSort(bytes: Uint8Array, options: AppOptions, threads: number): Promise<PlacedText & { saPtr: number }> {
-  const placed = placeBytes(bytes, resolveSorter(options.algo), threads, { allWorkers: true });
-  const { sa } = await buildPlaced(placed, { threads, gpu: options.gpu });
-  return { ...placed, saPtr: sa.byteOffset };
+/** The text placed by the engine policy and its SA built in the heap; `close` ends the placement. */
+async function placeAndSort(bytes: Uint8Array, options: AppOptions, threads: number): Promise<PlacedByEngine & { saPtr: number }> {
+  const placement = await placeForApp(textSource(bytes), engineRequest(options, threads));
+  try {
+    const { sa } = await buildPlaced(placement.placed, { threads, gpu: options.gpu, gpuContext: placement.gpuContext });
+    return { ...placement, saPtr: sa.byteOffset };
+  } catch (error) {
+    await placement.close();
+    throw error;
+  }
+}
+
+function engineRequest(options: AppOptions, threads: number) {
+  return { engine: parseEngine(options.engine), ...(options.algo !== undefined ? { algo: options.algo } : {}), threads, gpu: options.gpu };
 }

@@ -8,7 +8,7 @@ import { MAX_HEAP_BYTES, SharedHeap } from "../cpu/memory.js";
 import { buildPlaced, type BuildOptions, type PlacedText } from "../engine/build.js";
 import { failure } from "../errors.js";
 import { splitRange, TASKS_PER_THREAD } from "./blocks.js";
-import { SequentialExecutor, type Executor } from "../cpu/executor.js";
+import type { Executor } from "../cpu/executor.js";
 import { bwtOnDevice, bwtWords } from "../gpu/apps/bwt.js";
 
 /** Bytes of a .bwt file before the BWT itself. */

@@ -6,8 +6,6 @@ import { accessSync, closeSync, constants, fstatSync, openSync, readSync, realpa
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { ExitCode, failure, usageError, type SufsortError } from "../errors.js";
-import { MAX_INPUT_BYTES, placeText, type PlacedText } from "../engine/build.js";
-import type { SuffixSorter } from "../engine/registry.js";
 
 /** The most bytes read from a pipe or device: one buffer's worth (an SA file of a 1 GiB text). */
 const STREAM_MOST = 2 ** 32 - 1;
@@ -280,26 +278,5 @@ function reason(e: unknown): string {
       return "no space left on device";
     default:
       return err.code ?? String(err.message ?? e);
-  }
-}
-
-/**
- * Reads an input straight into a fresh heap laid out for building its SA with `sorter` and then
- * the apps' steps on it (so the text is never copied); the caller closes the placed text's
- * executor (closePlaced) and the input.
- */
-export function placeInput(input: InputFile, sorter: SuffixSorter, threads: number): PlacedText {
-  const placed = placeText(input.size, sorter, threads, { allWorkers: true });
-  input.read(placed.heap.u8(placed.textPtr, input.size));
-  return placed;
-}
-
-/** placeInput of the file at `path`, closed after. */
-export function placeInputFile(path: string, sorter: SuffixSorter, threads: number): PlacedText {
-  const input = openInput(path, MAX_INPUT_BYTES);
-  try {
-    return placeInput(input, sorter, threads);
-  } finally {
-    input.close();
   }
 }

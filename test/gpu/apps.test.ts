@@ -172,12 +172,15 @@ describe("GPU BWT", () => {
 });
 
 describe("GPU BWT through the API", () => {
-  gpuIt("bwt(text, { algo: 'gpu-ls', gpu }) equals the CPU's", async () => {
+  gpuIt("bwt(text, { algo: 'gpu-ls', gpu }) and bwt(text, { engine: 'gpu', gpu }) equal the CPU's", async () => {
     const text = randomText(5000, 3, 11);
     const got = await bwt(text, { algo: "gpu-ls", gpu: testGpuMode() });
     const want = await bwt(text);
     expect(firstDifference(got.bwt, want.bwt)).toBe(-1);
     expect(got.primary).toBe(want.primary);
+    const onEngine = await bwt(text, { engine: "gpu", gpu: testGpuMode() });
+    expect(firstDifference(onEngine.bwt, want.bwt)).toBe(-1);
+    expect(onEngine.primary).toBe(want.primary);
   });
 });
 
@@ -325,7 +328,7 @@ describe("GPU applications through the CLI", () => {
     return { code: r.status ?? -1, out: r.stdout, err: r.stderr.toString() };
   };
 
-  gpuIt("bwt --algo gpu-ls and search --engine gpu write what the CPU writes", async () => {
+  gpuIt("bwt --algo gpu-ls, bwt, lcp and index --engine gpu, and search --engine gpu write what the CPU writes", async () => {
     const dir = tempDir();
     const text = randomText(3000, 5, 9).map((b) => 97 + b / 51); // a..e
     writeFileSync(join(dir, "t"), text);
@@ -333,6 +336,14 @@ describe("GPU applications through the CLI", () => {
     expect(sufsort(dir, "bwt", "t", "-o", "cpu.bwt", "--threads", "1").code).toBe(0);
     expect(sufsort(dir, "bwt", "t", "-o", "gpu.bwt", "--algo", "gpu-ls", "--gpu", mode).code).toBe(0);
     expect(Buffer.compare(readFileSync(join(dir, "gpu.bwt")), readFileSync(join(dir, "cpu.bwt")))).toBe(0);
+    // --engine gpu: the engine policy's GPU sorter builds the SA of bwt, lcp and index
+    expect(sufsort(dir, "lcp", "t", "-o", "cpu.lcp", "--threads", "1").code).toBe(0);
+    expect(sufsort(dir, "index", "t", "-o", "cpu.fmi", "--threads", "1").code).toBe(0);
+    for (const [cmd, suffix] of [["bwt", "bwt"], ["lcp", "lcp"], ["index", "fmi"]]) {
+      const r = sufsort(dir, cmd, "t", "-o", `engine.${suffix}`, "--engine", "gpu", "--gpu", mode);
+      expect(r.code, r.err).toBe(0);
+      expect(Buffer.compare(readFileSync(join(dir, `engine.${suffix}`)), readFileSync(join(dir, `cpu.${suffix}`))), cmd).toBe(0);
+    }
 
     expect(sufsort(dir, "index", "t", "-o", "t.fmi", "--threads", "1").code).toBe(0);
     // Substrings of the text, and random letters a..f (f is absent) in place of random bytes.

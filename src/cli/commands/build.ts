@@ -1,12 +1,12 @@
 // sufsort build IN [-o OUT] [--engine E] [--algo NAME] [--threads N] [--gpu MODE] [--verify] [--json]
 import type { Command } from "../command.js";
-import { stringOption, threadsOption } from "../command.js";
-import { buildLarge, buildPlaced, checkLargePathMemory, checkLength, closePlaced, MAX_INPUT_BYTES, placeText, routePlaced, routePlacedByRepeats, scansRepeats, selectEngine, usesLargePath, type BuildOptions, type BuildResult } from "../../engine/build.js";
-import { parseEngine, sampleWindows, textTraits } from "../../engine/choice.js";
+import { stringOption } from "../command.js";
+import { buildLarge, buildPlaced, MAX_INPUT_BYTES, type BuildOptions } from "../../engine/build.js";
 import type { Overlap } from "../../engine/registry.js";
 import { openInput, checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
 import { Progress } from "../progress.js";
-import { resolveGpuMode } from "../../gpu/device.js";
+import { engineRequest } from "../placement.js";
+import { placeByEngine, type Placement } from "../../engine/placement.js";
 import { usageError } from "../../errors.js";
 
 export const buildCommand: Command = {
@@ -66,63 +66,22 @@ Options:
   async run(args) {
     const input = args.positionals[0];
     const out = stringOption(args, "out") ?? defaultOutput(input, ".sa");
-    const engine = parseEngine(stringOption(args, "engine"));
-    const algo = stringOption(args, "algo");
-    const threads = threadsOption(args);
+    const request = engineRequest(args);
     if (out === "-" && args.values.json === true) throw usageError("--json and -o - would both write to the standard output");
     checkOutputPath(out, [input]);
     const progress = new Progress("build");
-    const gpu = resolveGpuMode(stringOption(args, "gpu"));
-    const options: BuildOptions = { threads, gpu, verify: args.values.verify === true, onProgress: (phase: string, f: number) => progress.update(phase, f) };
+    const options: BuildOptions = { threads: request.threads, gpu: request.gpu, verify: args.values.verify === true, onProgress: (phase: string, f: number) => progress.update(phase, f) };
     const file = openInput(input, MAX_INPUT_BYTES);
-    const size = file.size;
-    let load: () => Promise<BuildResult>;
-    let close = async () => {};
-    let reason = "";
-    let ranThreads = threads;
+    let placement: Placement;
     try {
-      checkLength(size);
-      // auto's threshold and the routing of --engine gpu look at sampled windows of the file (at
-      // most 80 KiB read ahead of loading it)
-      const traits = textTraits(sampleWindows(size, (offset, length) => {
-        const window = new Uint8Array(length);
-        file.read(window, offset);
-        return window;
-      }), size);
-      const selection = await selectEngine({ engine, ...(algo !== undefined ? { algo } : {}), n: size, threads, gpu, traits });
-      let plan = selection.plan;
-      reason = plan.reason;
-      close = async () => selection.release();
-      if (selection.gpu) options.gpuContext = selection.gpu;
-      const sorter = plan.sorter;
-      if (usesLargePath(size, sorter)) {
-        // beyond the WebAssembly memory: the text in a plain buffer, SA-IS in TypeScript or a
-        // sorter that takes it there (gpu-dc7)
-        checkLargePathMemory(size, sorter, true);
-        const text = new Uint8Array(size);
-        file.read(text);
-        load = () => buildLarge(text, options, sorter);
-      } else {
-        // the file goes straight into the shared heap: the text is never copied
-        const placed = placeText(size, sorter, threads, { allWorkers: scansRepeats(plan) });
-        close = () => closePlaced(placed).finally(() => selection.release());
-        file.read(placed.heap.u8(placed.textPtr, size));
-        const routing = await routePlacedByRepeats(placed, routePlaced(placed, plan, traits), traits, options);
-        plan = routing.plan;
-        ranThreads = placed.executor.threads;
-        reason = plan.reason + placed.threadsNote;
-        if (routing.gpu) options.gpuContext = routing.gpu;
-        const closePlacedText = close;
-        close = () => closePlacedText().finally(() => routing.release());
-        load = () => buildPlaced(placed, options);
-      }
-    } catch (error) {
-      await close();
-      throw error;
+      placement = await placeByEngine(file, request, { largePath: true });
     } finally {
       file.close();
     }
-    const result = await load().finally(close);
+    const { placed, large, reason } = placement;
+    if (placement.gpuContext) options.gpuContext = placement.gpuContext;
+    const result = await (placed !== undefined ? buildPlaced(placed, options) : buildLarge(large!, options, placement.sorter)).finally(() => placement.close());
+    const size = placed?.n ?? large!.length;
     progress.update("writing", 1);
     writeFileAtomic(out, [result.sa]);
     progress.done();
@@ -137,7 +96,7 @@ Options:
           engine: result.engine,
           reason,
           ...(result.overlap !== undefined ? { overlap: roundOverlap(result.overlap) } : {}),
-          threads: ranThreads,
+          threads: placement.threads,
           seconds: round(result.seconds),
           mbPerSec: result.seconds > 0 ? round(mb / result.seconds) : null,
           peakRssBytes: process.resourceUsage().maxRSS * 1024,

@@ -1,33 +1,36 @@
-// sufsort bwt IN [-o OUT] [--algo NAME] [--threads N] [--gpu MODE]
+// sufsort bwt IN [-o OUT] [--engine E] [--algo NAME] [--threads N] [--gpu MODE]
 import type { Command } from "../command.js";
-import { stringOption, threadsOption } from "../command.js";
-import { closePlaced, resolveSorter } from "../../engine/build.js";
+import { stringOption } from "../command.js";
 import { bwtPlaced } from "../../apps/bwt.js";
-import { checkOutputPath, defaultOutput, placeInputFile, writeFileAtomic } from "../files.js";
+import { checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
+import { engineRequest, placeInputByEngine } from "../placement.js";
 import { Progress } from "../progress.js";
-import { resolveGpuMode } from "../../gpu/device.js";
 
 export const bwtCommand: Command = {
   name: "bwt",
   summary: "Burrows–Wheeler transform of a file",
-  help: `Usage: sufsort bwt IN [-o OUT] [--algo NAME] [--threads N] [--gpu MODE]
+  help: `Usage: sufsort bwt IN [-o OUT] [--engine E] [--algo NAME] [--threads N] [--gpu MODE]
 
 Writes the Burrows–Wheeler transform of the bytes of IN to OUT (default IN.bwt): the primary index
 as 8 bytes little-endian, then n bytes. Convention (libsais's): the n+1 suffixes of IN$ are sorted
 with $ smaller than every byte; byte r of the BWT is the byte before the r-th suffix; the row of the
 whole text has none: it is left out and its row number is the primary index (banana -> annbaa, 4).
-'sufsort unbwt' restores IN. With a GPU algorithm (gpu-ls, gpu-osipov, gpu-skew, gpu-spd, gpu-dc7) the BWT is
-derived on the GPU from the suffix array there, and only the BWT comes back.
+'sufsort unbwt' restores IN. The suffix array is built as 'sufsort build' builds it; with a GPU
+algorithm (gpu-ls, gpu-osipov, gpu-skew, gpu-spd, gpu-dc7) the BWT is derived on the GPU from the
+suffix array there, and only the BWT comes back.
 
 Options:
   -o, --out OUT      output file (default: IN.bwt)
-  --algo NAME        suffix-array algorithm (default: sais)
+  --engine E         auto (default), cpu, gpu or hybrid: the suffix-array engine, chosen as
+                     'sufsort build --help' describes (auto: a hardware GPU from 8 or 64 MiB)
+  --algo NAME        suffix-array algorithm (default: the engine's choice)
   --threads N        worker threads (1-64; default: all cores, at most 64)
   --gpu MODE         adapter for GPU algorithms: hardware (default), software (Mesa
                      llvmpipe, slow) or auto; SUFSORT_GPU sets the default
   -h, --help         show this help`,
   options: {
     out: { type: "string", short: "o" },
+    engine: { type: "string" },
     algo: { type: "string" },
     threads: { type: "string" },
     gpu: { type: "string" },
@@ -36,15 +39,13 @@ Options:
   async run(args) {
     const input = args.positionals[0];
     const out = stringOption(args, "out") ?? defaultOutput(input, ".bwt");
-    const sorter = resolveSorter(stringOption(args, "algo"));
-    const threads = threadsOption(args);
-    const gpu = resolveGpuMode(stringOption(args, "gpu"));
+    const request = engineRequest(args);
     checkOutputPath(out, [input]);
-    const placed = placeInputFile(input, sorter, threads);
+    const placement = await placeInputByEngine(input, request);
+    const placed = placement.placed!;
     const progress = new Progress("bwt");
-    const { primary, parts } = await bwtPlaced(placed, { threads, gpu, onProgress: (phase, f) => progress.update(phase, f) }, placed.executor).finally(
-      () => closePlaced(placed),
-    );
+    const options = { threads: request.threads, gpu: request.gpu, gpuContext: placement.gpuContext, onProgress: (phase: string, f: number) => progress.update(phase, f) };
+    const { primary, parts } = await bwtPlaced(placed, options, placed.executor).finally(() => placement.close());
     progress.update("writing", 1);
     const header = new DataView(new ArrayBuffer(8));
     header.setBigUint64(0, BigInt(primary), true);

@@ -1,67 +1,74 @@
-// sufsort lcp IN [--sa SA] [-o OUT] [--algo NAME] [--threads N]
+// sufsort lcp IN [--sa SA] [-o OUT] [--engine E] [--algo NAME] [--threads N] [--gpu MODE]
 import type { Command } from "../command.js";
-import { stringOption, threadsOption } from "../command.js";
-import { buildPlaced, checkLength, closePlaced, MAX_INPUT_BYTES, resolveSorter, type PlacedText } from "../../engine/build.js";
+import { stringOption } from "../command.js";
+import { buildPlaced, checkLength, MAX_INPUT_BYTES } from "../../engine/build.js";
 import { verifyInHeap } from "../../engine/verify.js";
 import { lcpInHeap } from "../../apps/lcp.js";
 import { createExecutor, type Executor } from "../../cpu/executor.js";
 import { SharedHeap } from "../../cpu/memory.js";
 import { failure } from "../../errors.js";
-import { openInput, checkOutputPath, defaultOutput, placeInput, writeFileAtomic } from "../files.js";
+import { openInput, checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
+import { engineRequest, placeInputByEngine } from "../placement.js";
 import { Progress } from "../progress.js";
 
 export const lcpCommand: Command = {
   name: "lcp",
   summary: "LCP array of a file (from its suffix array)",
-  help: `Usage: sufsort lcp IN [--sa SA] [-o OUT] [--algo NAME] [--threads N]
+  help: `Usage: sufsort lcp IN [--sa SA] [-o OUT] [--engine E] [--algo NAME] [--threads N] [--gpu MODE]
 
 Writes the LCP array of IN to OUT (default IN.lcp) as n little-endian uint32: LCP[0] = 0 and LCP[i]
 is the length of the longest common prefix of suffixes SA[i-1] and SA[i]. Linear time (the PLCP /
 Phi method of Kärkkäinen, Manzini and Puglisi). With --sa, the suffix array is read from SA (as
-'sufsort build' writes it) and checked with the linear verifier first; otherwise it is built.
+'sufsort build' writes it) and checked with the linear verifier first; otherwise it is built, as
+'sufsort build' builds it.
 
 Options:
   --sa SA            suffix array of IN (default: build it)
   -o, --out OUT      output file (default: IN.lcp)
-  --algo NAME        suffix-array algorithm when building (default: sais)
+  --engine E         auto (default), cpu, gpu or hybrid: the suffix-array engine when building,
+                     chosen as 'sufsort build --help' describes (auto: a hardware GPU from 8 or 64 MiB)
+  --algo NAME        suffix-array algorithm when building (default: the engine's choice)
   --threads N        worker threads (1-64; default: all cores, at most 64)
+  --gpu MODE         adapter for GPU algorithms: hardware (default), software (Mesa
+                     llvmpipe, slow) or auto; SUFSORT_GPU sets the default
   -h, --help         show this help`,
   options: {
     sa: { type: "string" },
     out: { type: "string", short: "o" },
+    engine: { type: "string" },
     algo: { type: "string" },
     threads: { type: "string" },
+    gpu: { type: "string" },
   },
   positionals: { min: 1, max: 1, names: "input file IN" },
   async run(args) {
     const input = args.positionals[0];
     const saPath = stringOption(args, "sa");
     const out = stringOption(args, "out") ?? defaultOutput(input, ".lcp");
-    const sorter = resolveSorter(stringOption(args, "algo"));
-    const threads = threadsOption(args);
+    const request = engineRequest(args);
     checkOutputPath(out, saPath === undefined ? [input] : [input, saPath]);
     const progress = new Progress("lcp");
-    const file = openInput(input, MAX_INPUT_BYTES);
-    const n = file.size;
+    let n: number;
     let heap: SharedHeap;
     let kernels;
     let executor: Executor;
     let textPtr: number;
     let saPtr: number;
+    let close: () => Promise<void>;
     if (saPath === undefined) {
-      let placed: PlacedText;
-      try {
-        placed = placeInput(file, sorter, threads);
-      } finally {
-        file.close();
-      }
-      const built = await buildPlaced(placed, { threads, onProgress: (phase, f) => progress.update(phase, f) }).catch(async (e) => {
-        await closePlaced(placed);
+      const placement = await placeInputByEngine(input, request);
+      const { placed } = placement;
+      const options = { threads: request.threads, gpu: request.gpu, gpuContext: placement.gpuContext, onProgress: (phase: string, f: number) => progress.update(phase, f) };
+      const built = await buildPlaced(placed, options).catch(async (e) => {
+        await placement.close();
         throw e;
       });
-      ({ heap, kernels, textPtr, executor } = placed);
+      ({ heap, kernels, textPtr, executor, n } = placed);
       saPtr = built.sa.byteOffset;
+      close = () => placement.close();
     } else {
+      const file = openInput(input, MAX_INPUT_BYTES);
+      n = file.size;
       try {
         checkLength(n);
         heap = new SharedHeap(64 + 9 * n + ((n + 7) >> 3) + (1 << 20));
@@ -78,8 +85,9 @@ Options:
       } finally {
         sa.close();
       }
-      executor = createExecutor(heap, threads);
+      executor = createExecutor(heap, request.threads);
       kernels = executor.kernels;
+      close = () => executor.close();
       progress.update("verifying", 0);
       const verdict = verifyInHeap(heap, kernels, textPtr, saPtr, n);
       if (!verdict.ok) {
@@ -88,7 +96,7 @@ Options:
       }
     }
     progress.update("lcp", 0);
-    await lcpInHeap(heap, executor, textPtr, saPtr, n, saPtr).finally(() => executor.close());
+    await lcpInHeap(heap, executor, textPtr, saPtr, n, saPtr).finally(close);
     progress.update("writing", 1);
     writeFileAtomic(out, [heap.u32(saPtr, n)]);
     progress.done();

@@ -15,7 +15,7 @@
 // The host reads back one number per level (the last name) to choose between recursion and ranks.
 // Limits: n <= maxSkewLength(gpu) (n + 3 u32 in one pooled binding: 528,482,301 on the H100/H200); at
 // the top level GPU memory peaks near 60-80 bytes per input byte (bench/results/gpu-sorters.md).
-import { failure, limitError } from "../../errors.js";
+import { limitError } from "../../errors.js";
 import { registerSorter, suffixArrayOf, textOf, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import type { GpuContext } from "../device.js";
 import { earlyStart, GpuBatch, pipeline, readU32, tuned, WORKGROUP_SIZE } from "../kernels.js";

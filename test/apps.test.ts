@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { bwt, unbwt, lcp, FMIndex, SufsortError } from "../src/index.js";
 import { SharedHeap } from "../src/cpu/memory.js";
 import { instantiate } from "../src/cpu/wasm.js";
-import { bwtFromSAInHeap, bwtOverSuffixArray, unbwtHeapBytes, unbwtInHeap, unbwtLarge } from "../src/apps/bwt.js";
+import { bwtFromSAInHeap, bwtLarge, bwtOverPlainSuffixArray, bwtOverSuffixArray, unbwtHeapBytes, unbwtInHeap, unbwtLarge } from "../src/apps/bwt.js";
 import { lcpInHeap } from "../src/apps/lcp.js";
 import { buildIndexInHeap } from "../src/apps/fmindex.js";
 import { SequentialExecutor, type Executor } from "../src/cpu/executor.js";
@@ -114,6 +114,26 @@ describe("bwt", () => {
         expect(firstDifference(heap.u8(bwtPtr, t.length), t), `${name}, ${chainBytes} bytes per chain`).toBe(-1);
         expect(heap.memory.buffer.byteLength, `${name}: the heap did not grow`).toBe(size);
       }
+    }
+  });
+
+  it("bwtLarge (plain arrays, for texts over the heap) gives the definition's BWT on every family, L written over the SA", async () => {
+    for (const [name, t] of inputs) {
+      const want = naiveBwt(t);
+      const got = await bwtLarge(t);
+      expect(got.primary, name).toBe(want.primary);
+      const L = new Uint8Array(t.length);
+      L.set(got.parts[0]);
+      L.set(got.parts[1], got.parts[0].length);
+      expect(firstDifference(L, want.bwt), name).toBe(-1);
+      if (t.length > 0) expect(got.parts[0].buffer, name).toBe(got.parts[1].buffer); // one buffer: the SA's
+    }
+    // the text's first suffix first and last in SA order (primary 1 and n)
+    for (const t of [Uint8Array.of(0, 1, 1), Uint8Array.of(9, 1, 1)]) {
+      const sa = naiveSuffixArray(t);
+      const { L, primary } = bwtOverPlainSuffixArray(t, Uint32Array.from(sa));
+      expect(primary).toBe(naiveBwt(t).primary);
+      expect(firstDifference(L, naiveBwt(t).bwt)).toBe(-1);
     }
   });
 

@@ -7,7 +7,7 @@ import { SharedHeap } from "../cpu/memory.js";
 import { instantiate } from "../cpu/wasm.js";
 import { verifyInHeap } from "../engine/verify.js";
 import { failure, usageError } from "../errors.js";
-import { bwtPlaced, unbwtHeap, unbwtInHeap, unbwtLarge } from "./bwt.js";
+import { bwtLarge, bwtPlaced, unbwtHeap, unbwtInHeap, unbwtLarge } from "./bwt.js";
 import { lcpInHeap } from "./lcp.js";
 import { checkThreads as checkThreadCount, SequentialExecutor } from "../cpu/executor.js";
 import { acquireGpu, resolveGpuMode, type GpuContext, type GpuMode } from "../gpu/device.js";
@@ -37,14 +37,16 @@ export interface BwtOutput {
 
 /**
  * The BWT of `text` (libsais's convention: banana -> "annbaa", primary 4). With a GPU algorithm
- * (e.g. algo "gpu-ls") the BWT is computed on the GPU from the SA there.
+ * (e.g. algo "gpu-ls") the BWT is computed on the GPU from the SA there. A text too large for the
+ * WebAssembly memory takes suffixArray()'s path beyond it (bwtLarge).
  */
 export async function bwt(text: Text, options: AppOptions = {}): Promise<BwtOutput> {
   const bytes = toBytes(text, "text");
   const { threads } = checkThreads(options);
-  const placement = await placeForApp(textSource(bytes), engineRequest(options, threads));
-  const { placed } = placement;
-  const built = bwtPlaced(placed, { threads, gpu: options.gpu, gpuContext: placement.gpuContext }, placed.executor);
+  const placement = await placeForApp(textSource(bytes), engineRequest(options, threads), true);
+  const { placed, large } = placement;
+  const buildOptions = { threads, gpu: options.gpu, gpuContext: placement.gpuContext };
+  const built = placed !== undefined ? bwtPlaced(placed, buildOptions, placed.executor) : bwtLarge(large!, buildOptions, placement.sorter);
   const { primary, parts } = await built.finally(() => placement.close());
   const out = new Uint8Array(bytes.length);
   out.set(parts[0]);

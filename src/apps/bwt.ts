@@ -5,7 +5,8 @@
 // its row number is the primary index. banana -> "annbaa", primary 4. For n = 0 the BWT is empty
 // and the primary index 0. File format (.bwt): primary index as u64 little-endian, then the n bytes.
 import { MAX_HEAP_BYTES, SharedHeap } from "../cpu/memory.js";
-import { buildPlaced, type BuildOptions, type PlacedText } from "../engine/build.js";
+import { buildLarge, buildPlaced, type BuildOptions, type PlacedText } from "../engine/build.js";
+import type { SuffixSorter } from "../engine/registry.js";
 import { failure } from "../errors.js";
 import { splitRange, TASKS_PER_THREAD } from "./blocks.js";
 import type { Executor } from "../cpu/executor.js";
@@ -127,6 +128,41 @@ export async function bwtOverSuffixArray(
   } finally {
     heap.release(mark);
   }
+}
+
+/**
+ * The BWT of a text too large for the WebAssembly memory, in plain arrays: its SA by buildLarge
+ * (SA-IS in TypeScript, or `sorter` where it takes its text outside the heap: gpu-dc7), then L
+ * written over the SA's own bytes (about 5n bytes in all besides what the SA's build needs).
+ */
+export async function bwtLarge(text: Uint8Array, options: BuildOptions = {}, sorter?: SuffixSorter): Promise<BwtInHeap> {
+  const n = text.length;
+  if (n === 0) return { primary: 0, parts: [new Uint8Array(0), new Uint8Array(0)], saSeconds: 0, bwtSeconds: 0 };
+  const built = await buildLarge(text, options, sorter);
+  const t0 = performance.now();
+  const { L, primary } = bwtOverPlainSuffixArray(text, built.sa);
+  return { primary, parts: [L.subarray(0, primary), L.subarray(primary)], saSeconds: built.seconds, bwtSeconds: (performance.now() - t0) / 1000 };
+}
+
+/**
+ * L without the primary row (n bytes), written over the first n bytes of `sa`'s buffer, and the
+ * primary index. The byte of row k + 1 (from SA[k]) goes to offset k + 1 or k, inside entries
+ * up to k, which are read by then; SA[0] is read before row 0 (T[n-1]) is written over it.
+ */
+export function bwtOverPlainSuffixArray(text: Uint8Array, sa: Uint32Array): { L: Uint8Array; primary: number } {
+  const n = text.length;
+  const L = new Uint8Array(sa.buffer, sa.byteOffset, n);
+  if (n === 0) return { L, primary: 0 };
+  let primary = 0;
+  let w = 1;
+  const first = sa[0];
+  L[0] = text[n - 1];
+  for (let k = 0; k < n; k++) {
+    const s = k === 0 ? first : sa[k];
+    if (s === 0) primary = k + 1;
+    else L[w++] = text[s - 1];
+  }
+  return { L, primary };
 }
 
 /** Checks a primary index against the BWT length (a failure: it came from a file or a caller). */

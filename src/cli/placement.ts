@@ -2,7 +2,7 @@
 // and an input file placed by it (src/engine/placement.ts).
 import { MAX_INPUT_BYTES } from "../engine/build.js";
 import { parseEngine } from "../engine/choice.js";
-import { placeForApp, type EngineRequest, type PlacedByEngine } from "../engine/placement.js";
+import { placeForApp, type EngineRequest, type PlacedByEngine, type Placement } from "../engine/placement.js";
 import { resolveGpuMode } from "../gpu/device.js";
 import { stringOption, threadsOption, type Parsed } from "./command.js";
 import { openInput } from "./files.js";
@@ -18,11 +18,13 @@ export function engineRequest(args: Parsed): EngineRequest & { gpu: NonNullable<
   };
 }
 
-/** The file at `path` placed for an application (bwt, lcp, index). */
-export async function placeInputByEngine(path: string, request: EngineRequest): Promise<PlacedByEngine> {
+/** The file at `path` placed for an application (lcp, index; bwt with its large path). */
+export async function placeInputByEngine(path: string, request: EngineRequest): Promise<PlacedByEngine>;
+export async function placeInputByEngine(path: string, request: EngineRequest, largePath: true): Promise<Placement>;
+export async function placeInputByEngine(path: string, request: EngineRequest, largePath = false): Promise<Placement> {
   const file = openInput(path, MAX_INPUT_BYTES);
   try {
-    return await placeForApp(file, request);
+    return largePath ? await placeForApp(file, request, true) : await placeForApp(file, request);
   } finally {
     file.close();
   }

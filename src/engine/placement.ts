@@ -16,11 +16,13 @@ export interface TextSource {
   readonly size: number;
   /** Fills `into` with the bytes from offset `at`. */
   read(into: Uint8Array, at?: number): void;
+  /** The whole text, where it is in memory already (the large path takes it without a copy). */
+  readonly bytes?: Uint8Array;
 }
 
 /** Bytes in memory as a TextSource. */
 export function textSource(bytes: Uint8Array): TextSource {
-  return { size: bytes.length, read: (into, at = 0) => into.set(bytes.subarray(at, at + into.length)) };
+  return { size: bytes.length, read: (into, at = 0) => into.set(bytes.subarray(at, at + into.length)), bytes };
 }
 
 /** What a build asks of the engine policy (a command's --engine, --algo, --threads and --gpu). */
@@ -69,8 +71,11 @@ export async function placeByEngine(
     if (options.largePath === true && usesLargePath(size, plan.sorter)) {
       // SA-IS in TypeScript, or a sorter that takes its text outside the heap (gpu-dc7)
       checkLargePathMemory(size, plan.sorter, true);
-      const large = new Uint8Array(size);
-      file.read(large);
+      let large = file.bytes;
+      if (large === undefined) {
+        large = new Uint8Array(size);
+        file.read(large);
+      }
       return { large, sorter: plan.sorter, reason: plan.reason, threads: request.threads, gpuContext: selection.gpu, close };
     }
     const placed = placeText(size, plan.sorter, request.threads, { allWorkers: options.allWorkers === true || scansRepeats(plan) });
@@ -96,7 +101,9 @@ export async function placeByEngine(
 /** A placement that has the text in the heap (placeByEngine without the large path). */
 export type PlacedByEngine = Placement & { placed: PlacedText };
 
-/** placeByEngine for an application (bwt, lcp, index): all workers started, no large path. */
-export async function placeForApp(source: TextSource, request: EngineRequest): Promise<PlacedByEngine> {
-  return (await placeByEngine(source, request, { allWorkers: true })) as PlacedByEngine;
+/** placeByEngine for an application (bwt, lcp, index): all workers started; the large path where it has one (bwt). */
+export async function placeForApp(source: TextSource, request: EngineRequest): Promise<PlacedByEngine>;
+export async function placeForApp(source: TextSource, request: EngineRequest, largePath: true): Promise<Placement>;
+export async function placeForApp(source: TextSource, request: EngineRequest, largePath = false): Promise<Placement> {
+  return placeByEngine(source, request, { allWorkers: true, largePath });
 }

@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { bwtPlaced, type BwtInHeap } from "../../src/apps/bwt.js";
+import { bwtLarge, bwtPlaced, type BwtInHeap } from "../../src/apps/bwt.js";
 import { closePlaced, placeText, resolveSorter } from "../../src/engine/build.js";
 import type { GpuContext } from "../../src/gpu/device.js";
 import { GpuBatch, WORKGROUP_SIZE } from "../../src/gpu/kernels.js";
@@ -181,6 +181,15 @@ describe("GPU BWT through the API", () => {
     const onEngine = await bwt(text, { engine: "gpu", gpu: testGpuMode() });
     expect(firstDifference(onEngine.bwt, want.bwt)).toBe(-1);
     expect(onEngine.primary).toBe(want.primary);
+  });
+
+  gpuIt("bwtLarge with gpu-dc7 (its text outside the heap, as for texts over it) equals the CPU's", async (gpu) => {
+    for (const text of [randomText(5000, 3, 12), randomText(70_000, 256, 13), ...hardFamilies(2000, 14).map(([, t]) => t)]) {
+      const got = await bwtLarge(text, { gpuContext: gpu }, resolveSorter("gpu-dc7"));
+      const want = await bwt(text);
+      expect(got.primary).toBe(want.primary);
+      expect(firstDifference(Uint8Array.from([...got.parts[0], ...got.parts[1]]), want.bwt)).toBe(-1);
+    }
   });
 });
 

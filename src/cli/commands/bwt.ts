@@ -1,7 +1,7 @@
 // sufsort bwt IN [-o OUT] [--engine E] [--algo NAME] [--threads N] [--gpu MODE]
 import type { Command } from "../command.js";
 import { stringOption } from "../command.js";
-import { bwtPlaced } from "../../apps/bwt.js";
+import { bwtLarge, bwtPlaced } from "../../apps/bwt.js";
 import { checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
 import { engineRequest, placeInputByEngine } from "../placement.js";
 import { Progress } from "../progress.js";
@@ -17,7 +17,8 @@ with $ smaller than every byte; byte r of the BWT is the byte before the r-th su
 whole text has none: it is left out and its row number is the primary index (banana -> annbaa, 4).
 'sufsort unbwt' restores IN. The suffix array is built as 'sufsort build' builds it; with a GPU
 algorithm (gpu-ls, gpu-osipov, gpu-skew, gpu-spd, gpu-dc7) the BWT is derived on the GPU from the
-suffix array there, and only the BWT comes back.
+suffix array there, and only the BWT comes back. A text too large for the WebAssembly memory
+(over about 845 MB with sais) takes build's path beyond it, up to 2^31 - 1 bytes.
 
 Options:
   -o, --out OUT      output file (default: IN.bwt)
@@ -41,11 +42,12 @@ Options:
     const out = stringOption(args, "out") ?? defaultOutput(input, ".bwt");
     const request = engineRequest(args);
     checkOutputPath(out, [input]);
-    const placement = await placeInputByEngine(input, request);
-    const placed = placement.placed!;
+    const placement = await placeInputByEngine(input, request, true);
+    const { placed, large } = placement;
     const progress = new Progress("bwt");
     const options = { threads: request.threads, gpu: request.gpu, gpuContext: placement.gpuContext, onProgress: (phase: string, f: number) => progress.update(phase, f) };
-    const { primary, parts } = await bwtPlaced(placed, options, placed.executor).finally(() => placement.close());
+    const made = placed !== undefined ? bwtPlaced(placed, options, placed.executor) : bwtLarge(large!, options, placement.sorter);
+    const { primary, parts } = await made.finally(() => placement.close());
     progress.update("writing", 1);
     const header = new DataView(new ArrayBuffer(8));
     header.setBigUint64(0, BigInt(primary), true);

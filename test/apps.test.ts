@@ -4,7 +4,7 @@ import { bwt, unbwt, lcp, FMIndex, SufsortError } from "../src/index.js";
 import { SharedHeap } from "../src/cpu/memory.js";
 import { instantiate } from "../src/cpu/wasm.js";
 import { bwtFromSAInHeap, bwtLarge, bwtOverPlainSuffixArray, bwtOverSuffixArray, unbwtHeapBytes, unbwtInHeap, unbwtLarge } from "../src/apps/bwt.js";
-import { lcpInHeap } from "../src/apps/lcp.js";
+import { lcpInHeap, lcpLarge, lcpOverSuffixArray } from "../src/apps/lcp.js";
 import { buildIndexInHeap } from "../src/apps/fmindex.js";
 import { SequentialExecutor, type Executor } from "../src/cpu/executor.js";
 import { doublingSuffixArray, firstDifference, hardFamilies, naiveSuffixArray, randomText, rng } from "./support/inputs.js";
@@ -177,6 +177,34 @@ describe("lcp", () => {
       expect(firstDifference(await lcp(t, sa), want)).toBe(-1);
     });
   }
+
+  it("lcpLarge (plain arrays, for texts whose Φ does not fit the heap) matches direct comparison on every family, in place over the SA", async () => {
+    for (const [name, t] of inputs) {
+      const sa = naiveSuffixArray(t);
+      const want = naiveLcp(t, sa);
+      const copy = Uint32Array.from(sa);
+      expect(lcpLarge(t, copy), name).toBe(copy);
+      expect(firstDifference(copy, want), name).toBe(-1);
+    }
+  });
+
+  it("lcpOverSuffixArray takes lcpLarge where the heap has no room for Φ", async () => {
+    const t = randomText(30_000, 4, 15);
+    const want = naiveLcp(t, naiveSuffixArray(t));
+    for (const room of [true, false]) {
+      const heap = new SharedHeap(64 + 5 * t.length + 4096);
+      const textPtr = heap.alloc(t.length);
+      heap.u8(textPtr, t.length).set(t);
+      const saPtr = heap.alloc(4 * t.length);
+      heap.u32(saPtr, t.length).set(naiveSuffixArray(t));
+      const view = room ? heap : (Object.create(heap, { fits: { value: () => false } }) as SharedHeap);
+      const used = heap.used;
+      const got = await lcpOverSuffixArray(view, new SequentialExecutor(heap), textPtr, saPtr, t.length);
+      expect(got.byteOffset).toBe(saPtr);
+      expect(firstDifference(got, want), `room ${room}`).toBe(-1);
+      expect(heap.used).toBe(used);
+    }
+  });
 
   it("rejects an SA that is not the text's", async () => {
     const t = new TextEncoder().encode("mississippi");

@@ -1,14 +1,15 @@
 // Public API of the applications (re-exported by src/index.ts): bwt, unbwt, lcp, FMIndex. Arguments
 // are checked here, once.
-import { buildPlaced, checkLength } from "../engine/build.js";
+import { buildLarge, buildPlaced, checkLength } from "../engine/build.js";
+import { verifyLarge } from "../engine/verify-large.js";
 import { parseEngine, type EngineChoice } from "../engine/choice.js";
 import { placeForApp, textSource, type PlacedByEngine } from "../engine/placement.js";
-import { SharedHeap } from "../cpu/memory.js";
+import { MAX_HEAP_BYTES, SharedHeap } from "../cpu/memory.js";
 import { instantiate } from "../cpu/wasm.js";
 import { verifyInHeap } from "../engine/verify.js";
 import { failure, usageError } from "../errors.js";
 import { bwtLarge, bwtPlaced, unbwtHeap, unbwtInHeap, unbwtLarge } from "./bwt.js";
-import { lcpInHeap } from "./lcp.js";
+import { lcpInHeap, lcpLarge, lcpOverSuffixArray } from "./lcp.js";
 import { checkThreads as checkThreadCount, SequentialExecutor } from "../cpu/executor.js";
 import { acquireGpu, resolveGpuMode, type GpuContext, type GpuMode } from "../gpu/device.js";
 import { DeviceFMIndex } from "../gpu/apps/fm-search.js";
@@ -76,13 +77,27 @@ export async function lcp(text: Text, sa?: Uint32Array, options: AppOptions = {}
   const n = bytes.length;
   const { threads } = checkThreads(options);
   if (sa === undefined) {
-    const { placed, saPtr, close } = await placeAndSort(bytes, options, threads);
-    await lcpInHeap(placed.heap, placed.executor, placed.textPtr, saPtr, n, saPtr).finally(close);
-    return placed.heap.u32(saPtr, n).slice();
+    const placement = await placeForApp(textSource(bytes), engineRequest(options, threads), true);
+    const buildOptions = { threads, gpu: options.gpu, gpuContext: placement.gpuContext };
+    try {
+      const { placed } = placement;
+      if (placed === undefined) return lcpLarge(bytes, (await buildLarge(bytes, buildOptions, placement.sorter)).sa);
+      const built = await buildPlaced(placed, buildOptions);
+      return (await lcpOverSuffixArray(placed.heap, placed.executor, placed.textPtr, built.sa.byteOffset, n)).slice();
+    } finally {
+      await placement.close();
+    }
   }
   if (!(sa instanceof Uint32Array)) throw usageError("sa must be a Uint32Array");
   if (sa.length !== n) throw usageError(`sa has ${sa.length} entries; the text has ${n} bytes`);
-  const heap = new SharedHeap(64 + 13 * n + (1 << 20));
+  const heapBytes = 64 + 13 * n + (1 << 20);
+  if (heapBytes > MAX_HEAP_BYTES) {
+    // text, SA and Φ in plain arrays; the caller's SA is left as it is
+    const verdict = verifyLarge(bytes, sa);
+    if (!verdict.ok) throw failure(`sa is not the suffix array of the text: ${verdict.message}`);
+    return lcpLarge(bytes, sa.slice());
+  }
+  const heap = new SharedHeap(heapBytes);
   const kernels = instantiate(heap.memory);
   const textPtr = heap.alloc(n);
   heap.u8(textPtr, n).set(bytes);

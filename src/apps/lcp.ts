@@ -28,3 +28,37 @@ export async function lcpInHeap(
     heap.release(mark);
   }
 }
+
+/**
+ * The LCP array where Φ does not fit the WebAssembly memory beside the text and SA (about 9n bytes
+ * in all, so over about 477 MB): asm/lcp.ts's three steps in plain arrays on one thread, Φ (4n
+ * bytes) outside the heap. `text` and `sa` may be views into a heap; the LCP is written over `sa`.
+ */
+export function lcpLarge(text: Uint8Array, sa: Uint32Array): Uint32Array {
+  const n = text.length;
+  if (n === 0) return sa;
+  const phi = new Uint32Array(n);
+  phi[sa[0]] = n; // no predecessor
+  for (let k = 1; k < n; k++) phi[sa[k]] = sa[k - 1];
+  let l = 0;
+  for (let i = 0; i < n; i++) {
+    const j = phi[i];
+    if (j === n) {
+      phi[i] = 0;
+      l = 0;
+      continue;
+    }
+    while (i + l < n && j + l < n && text[i + l] === text[j + l]) l++;
+    phi[i] = l; // PLCP[i]; PLCP[i + 1] >= PLCP[i] - 1
+    if (l > 0) l--;
+  }
+  for (let k = 0; k < n; k++) sa[k] = phi[sa[k]];
+  return sa;
+}
+
+/** The LCP array of a text and SA in `heap`, written over the SA: in the heap when Φ fits there, else by lcpLarge. */
+export async function lcpOverSuffixArray(heap: SharedHeap, runner: Executor, textPtr: number, saPtr: number, n: number): Promise<Uint32Array> {
+  if (heap.fits(4 * n)) await lcpInHeap(heap, runner, textPtr, saPtr, n, saPtr);
+  else lcpLarge(heap.u8(textPtr, n), heap.u32(saPtr, n));
+  return heap.u32(saPtr, n);
+}

@@ -1,11 +1,12 @@
 // sufsort lcp IN [--sa SA] [-o OUT] [--engine E] [--algo NAME] [--threads N] [--gpu MODE]
 import type { Command } from "../command.js";
 import { stringOption } from "../command.js";
-import { buildPlaced, checkLength, MAX_INPUT_BYTES } from "../../engine/build.js";
+import { buildLarge, buildPlaced, checkLength, MAX_INPUT_BYTES } from "../../engine/build.js";
 import { verifyInHeap } from "../../engine/verify.js";
-import { lcpInHeap } from "../../apps/lcp.js";
-import { createExecutor, type Executor } from "../../cpu/executor.js";
-import { SharedHeap } from "../../cpu/memory.js";
+import { verifyLarge } from "../../engine/verify-large.js";
+import { lcpLarge, lcpOverSuffixArray } from "../../apps/lcp.js";
+import { createExecutor } from "../../cpu/executor.js";
+import { MAX_HEAP_BYTES, SharedHeap } from "../../cpu/memory.js";
 import { failure } from "../../errors.js";
 import { openInput, checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
 import { engineRequest, placeInputByEngine } from "../placement.js";
@@ -20,7 +21,8 @@ Writes the LCP array of IN to OUT (default IN.lcp) as n little-endian uint32: LC
 is the length of the longest common prefix of suffixes SA[i-1] and SA[i]. Linear time (the PLCP /
 Phi method of Kärkkäinen, Manzini and Puglisi). With --sa, the suffix array is read from SA (as
 'sufsort build' writes it) and checked with the linear verifier first; otherwise it is built, as
-'sufsort build' builds it.
+'sufsort build' builds it. Over about 477 MB (where text, SA and Φ no longer fit the 4 GiB
+WebAssembly memory together) Φ is kept in plain memory and the steps run on one thread.
 
 Options:
   --sa SA            suffix array of IN (default: build it)
@@ -48,58 +50,75 @@ Options:
     const request = engineRequest(args);
     checkOutputPath(out, saPath === undefined ? [input] : [input, saPath]);
     const progress = new Progress("lcp");
-    let n: number;
-    let heap: SharedHeap;
-    let kernels;
-    let executor: Executor;
-    let textPtr: number;
-    let saPtr: number;
-    let close: () => Promise<void>;
+    let lcpArray: Uint32Array;
     if (saPath === undefined) {
-      const placement = await placeInputByEngine(input, request);
-      const { placed } = placement;
+      const placement = await placeInputByEngine(input, request, true);
       const options = { threads: request.threads, gpu: request.gpu, gpuContext: placement.gpuContext, onProgress: (phase: string, f: number) => progress.update(phase, f) };
-      const built = await buildPlaced(placed, options).catch(async (e) => {
-        await placement.close();
-        throw e;
-      });
-      ({ heap, kernels, textPtr, executor, n } = placed);
-      saPtr = built.sa.byteOffset;
-      close = () => placement.close();
+      lcpArray = await (async () => {
+        const { placed, large } = placement;
+        if (placed === undefined) {
+          // beyond the WebAssembly memory: the SA as build makes it there, then Φ in plain arrays too
+          const { sa } = await buildLarge(large!, options, placement.sorter);
+          progress.update("lcp", 0);
+          return lcpLarge(large!, sa);
+        }
+        const built = await buildPlaced(placed, options);
+        progress.update("lcp", 0);
+        return lcpOverSuffixArray(placed.heap, placed.executor, placed.textPtr, built.sa.byteOffset, placed.n);
+      })().finally(() => placement.close());
     } else {
-      const file = openInput(input, MAX_INPUT_BYTES);
-      n = file.size;
-      try {
-        checkLength(n);
-        heap = new SharedHeap(64 + 9 * n + ((n + 7) >> 3) + (1 << 20));
-        textPtr = heap.alloc(n);
-        file.read(heap.u8(textPtr, n));
-      } finally {
-        file.close();
-      }
-      const sa = openInput(saPath, 4 * MAX_INPUT_BYTES);
-      try {
-        if (sa.size !== 4 * n) throw failure(`'${saPath}' is ${sa.size} bytes; the suffix array of ${n} bytes is ${4 * n} bytes`);
-        saPtr = heap.alloc(4 * n);
-        sa.read(heap.u8(saPtr, 4 * n));
-      } finally {
-        sa.close();
-      }
-      executor = createExecutor(heap, request.threads);
-      kernels = executor.kernels;
-      close = () => executor.close();
-      progress.update("verifying", 0);
-      const verdict = verifyInHeap(heap, kernels, textPtr, saPtr, n);
-      if (!verdict.ok) {
-        await executor.close();
-        throw failure(`'${saPath}' is not the suffix array of '${input}': ${verdict.message}`);
-      }
+      lcpArray = await lcpOfGivenSuffixArray(input, saPath, request.threads, progress);
     }
-    progress.update("lcp", 0);
-    await lcpInHeap(heap, executor, textPtr, saPtr, n, saPtr).finally(close);
     progress.update("writing", 1);
-    writeFileAtomic(out, [heap.u32(saPtr, n)]);
+    writeFileAtomic(out, [lcpArray]);
     progress.done();
     return 0;
   },
 };
+
+/** The LCP array of IN from the SA in the file `saPath`, checked first with the linear verifier. */
+async function lcpOfGivenSuffixArray(input: string, saPath: string, threads: number, progress: Progress): Promise<Uint32Array> {
+  const file = openInput(input, MAX_INPUT_BYTES);
+  const n = file.size;
+  // text, SA, Φ and the verifier's bitmap in the heap when they fit; else plain arrays
+  const heapBytes = 64 + 9 * n + ((n + 7) >>> 3) + (1 << 20);
+  let heap: SharedHeap | undefined;
+  let text: Uint8Array;
+  try {
+    checkLength(n);
+    if (heapBytes <= MAX_HEAP_BYTES) {
+      heap = new SharedHeap(heapBytes);
+      text = heap.u8(heap.alloc(n), n);
+    } else {
+      text = new Uint8Array(n);
+    }
+    file.read(text);
+  } finally {
+    file.close();
+  }
+  const saFile = openInput(saPath, 4 * MAX_INPUT_BYTES);
+  let sa: Uint32Array;
+  try {
+    if (saFile.size !== 4 * n) throw failure(`'${saPath}' is ${saFile.size} bytes; the suffix array of ${n} bytes is ${4 * n} bytes`);
+    sa = heap !== undefined ? heap.u32(heap.alloc(4 * n), n) : new Uint32Array(n);
+    saFile.read(new Uint8Array(sa.buffer, sa.byteOffset, 4 * n));
+  } finally {
+    saFile.close();
+  }
+  progress.update("verifying", 0);
+  if (heap === undefined) {
+    const verdict = verifyLarge(text, sa);
+    if (!verdict.ok) throw failure(`'${saPath}' is not the suffix array of '${input}': ${verdict.message}`);
+    progress.update("lcp", 0);
+    return lcpLarge(text, sa);
+  }
+  const executor = createExecutor(heap, threads);
+  try {
+    const verdict = verifyInHeap(heap, executor.kernels, text.byteOffset, sa.byteOffset, n);
+    if (!verdict.ok) throw failure(`'${saPath}' is not the suffix array of '${input}': ${verdict.message}`);
+    progress.update("lcp", 0);
+    return await lcpOverSuffixArray(heap, executor, text.byteOffset, sa.byteOffset, n);
+  } finally {
+    await executor.close();
+  }
+}

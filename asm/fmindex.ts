@@ -121,23 +121,55 @@
 // Build
 // ---------------------------------------------------------------------------------------------
 
+/** Whether row r is sampled: bit r of the marks bitvector (fmMarkRows). */
+@inline function marked(marks: usize, r: u32): bool {
+  return ((load<u8>(marks + ((r >> 3) as usize)) >> (r & 7)) & 1) != 0;
+}
+
+/**
+ * Sets bit r of `marks` for the rows r in [r0, r1) whose text position SA[r - 1] is a multiple of
+ * the sample rate (row 0, the $'s, is never sampled); returns how many. r0 is a multiple of 8, so
+ * calls over disjoint ranges write disjoint bytes. `marks` must be zeroed first.
+ */
+export function fmMarkRows(sa: usize, sampleRate: u32, marks: usize, r0: u32, r1: u32): u32 {
+  let sampled: u32 = 0;
+  for (let r = max<u32>(r0, 1); r < r1; r++) {
+    if (load<u32>(sa + (((r - 1) as usize) << 2)) % sampleRate == 0) {
+      const at = marks + ((r >> 3) as usize);
+      store<u8>(at, ((load<u8>(at) as u32) | (1 << (r & 7))) as u8);
+      sampled++;
+    }
+  }
+  return sampled;
+}
+
+/** Writes SA[r - 1] of the marked rows r in [r0, r1), in row order, to out (u32). */
+export function fmGatherSamples(sa: usize, marks: usize, r0: u32, r1: u32, out: usize): void {
+  let k: usize = 0;
+  for (let r = max<u32>(r0, 1); r < r1; r++) {
+    if (marked(marks, r)) {
+      store<u32>(out + (k << 2), load<u32>(sa + (((r - 1) as usize) << 2)));
+      k++;
+    }
+  }
+}
+
 /**
  * Fills blocks [firstBlock, lastBlock) from L (n+1 bytes at bwt: rows 0..n, the primary row's byte
- * ignored) and SA (n entries). `running` (sigma+1 u32) holds the counts per code and the sample
- * count before firstBlock (fmRangeCounts of the rows before), and is advanced to lastBlock's.
- * Header, codeOf and C must already be written. Rows past n are padding (code 0, unmarked, not
- * counted). Blocks of different calls are disjoint, so calls may run in parallel.
+ * ignored) and the marks (fmMarkRows). `running` (sigma+1 u32) holds the counts per code and the
+ * sample count before firstBlock (fmRangeCounts of the rows before), and is advanced to lastBlock's.
+ * Header, codeOf and C must already be written; the samples are the host's to copy. Rows past n are
+ * padding (code 0, unmarked, not counted). Blocks of different calls are disjoint, so calls may run
+ * in parallel.
  */
-export function fmFillBlocks(bwt: usize, sa: usize, index: usize, firstBlock: u32, lastBlock: u32, running: usize): void {
+export function fmFillBlocks(bwt: usize, marks: usize, index: usize, firstBlock: u32, lastBlock: u32, running: usize): void {
   const n = field(index, H_N);
   const primary = field(index, H_PRIMARY);
-  const sampleRate = field(index, H_SAMPLE_RATE);
   const sigma = field(index, H_SIGMA);
   const b = field(index, H_BLOCK_ROWS);
   const blockBytes = field(index, H_BLOCK_BYTES) as usize;
   const codes = section(index, H_CODES);
   const blocks = section(index, H_BLOCKS);
-  const samples = section(index, H_SAMPLES);
   const marksAt = field(index, H_MARKS_AT) as usize;
   const bytesAt = field(index, H_BYTES_AT) as usize;
   const sampleCountAt = running + ((sigma as usize) << 2);
@@ -147,17 +179,13 @@ export function fmFillBlocks(bwt: usize, sa: usize, index: usize, firstBlock: u3
     store<u32>(blk, load<u32>(sampleCountAt));
     memory.copy(blk + 4, running, (sigma as usize) << 2);
     const rowEnd = min<u32>(b, n + 1 - min<u32>(n + 1, bi * b));
+    let sampled: u32 = 0;
     for (let j: u32 = 0; j < rowEnd; j++) {
       const r = bi * b + j;
-      if (r != 0) {
-        const s = load<u32>(sa + (((r - 1) as usize) << 2));
-        if (s % sampleRate == 0) {
-          const at = blk + marksAt + ((j >> 3) as usize);
-          store<u8>(at, ((load<u8>(at) as u32) | (1 << (j & 7))) as u8);
-          const k = load<u32>(sampleCountAt);
-          store<u32>(samples + ((k as usize) << 2), s);
-          store<u32>(sampleCountAt, k + 1);
-        }
+      if (marked(marks, r)) {
+        const at = blk + marksAt + ((j >> 3) as usize);
+        store<u8>(at, ((load<u8>(at) as u32) | (1 << (j & 7))) as u8);
+        sampled++;
       }
       if (r == primary) continue; // the $: stored as 0 (the block was zeroed), not counted
       const code = load<u32>(codes + ((load<u8>(bwt + (r as usize)) as usize) << 2));
@@ -165,18 +193,18 @@ export function fmFillBlocks(bwt: usize, sa: usize, index: usize, firstBlock: u3
       const slot = running + ((code as usize) << 2);
       store<u32>(slot, load<u32>(slot) + 1);
     }
+    store<u32>(sampleCountAt, load<u32>(sampleCountAt) + sampled);
   }
 }
 
 /** Adds to `running` (sigma+1 u32) the code counts and the sampled rows of rows [r0, r1) of L. */
-export function fmRangeCounts(bwt: usize, sa: usize, index: usize, r0: u32, r1: u32, running: usize): void {
+export function fmRangeCounts(bwt: usize, marks: usize, index: usize, r0: u32, r1: u32, running: usize): void {
   const primary = field(index, H_PRIMARY);
-  const sampleRate = field(index, H_SAMPLE_RATE);
   const sigma = field(index, H_SIGMA);
   const codes = section(index, H_CODES);
   let sampled: u32 = 0;
   for (let r = r0; r < r1; r++) {
-    if (r != 0 && load<u32>(sa + (((r - 1) as usize) << 2)) % sampleRate == 0) sampled++;
+    if (marked(marks, r)) sampled++;
     if (r == primary) continue;
     const slot = running + ((load<u32>(codes + ((load<u8>(bwt + (r as usize)) as usize) << 2)) as usize) << 2);
     store<u32>(slot, load<u32>(slot) + 1);

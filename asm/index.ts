@@ -14,7 +14,7 @@ export * from "./skew";
 export { sortHeadedGroupsU64 } from "./hybrid";
 export { bwtFromSA, byteHistogram, psiFromBWT, unbwtWalk, markRows } from "./bwt";
 export { phiFromSA, plcpFromPhi, lcpFromPlcp } from "./lcp";
-export { fmFillBlocks, fmRangeCounts, fmCheck, fmCount, fmLocate } from "./fmindex";
+export { fmMarkRows, fmGatherSamples, fmFillBlocks, fmRangeCounts, fmCheck, fmCount, fmLocate } from "./fmindex";
 export { unpackHelper, unpackMailboxBytes, unpackBits } from "./unpack";
 export { packText } from "./text";
 export { repeatGram, repeatGear, repeatAnchors, repeatShared } from "./repeats";

@@ -364,6 +364,56 @@ describe("BWT over the SA (texts whose heap has no room for L beside it)", () =>
   });
 });
 
+describe("the FM-index built over the SA (texts whose heap has no room for L and the image beside it)", () => {
+  it("gives the image built beside the SA, byte for byte, at sample rates 1, 3 and 32 and any split", async () => {
+    for (const [name, t] of [["empty", new Uint8Array(0)], ["one", Uint8Array.of(5)], ["random", randomText(20_000, 7, 31)], ...hardFamilies(900, 4)] as Array<[string, Uint8Array]>) {
+      const n = t.length;
+      const heap = new SharedHeap(64 + 20 * n + (1 << 22));
+      const sequential = new SequentialExecutor(heap);
+      const textPtr = heap.alloc(n);
+      heap.u8(textPtr, n).set(t);
+      const saPtr = heap.alloc(4 * n);
+      for (const rate of [1, 3, 32]) {
+        const images: Uint8Array[] = [];
+        for (const [threads, minRows, over] of [[1, 1 << 20, false], [1, 1 << 20, true], [3, 9, true], [5, 37, true]] as const) {
+          heap.u32(saPtr, n).set(naiveSuffixArray(t));
+          const mark = heap.used;
+          const runner: Executor = { threads, heap, kernels: sequential.kernels, map: (k, calls) => sequential.map(k, calls), runOne: (k, a) => sequential.runOne(k, a), start: () => {}, close: async () => {} };
+          const { ptr, layout } = await buildIndexInHeap(heap, runner, textPtr, saPtr, n, rate, minRows, over);
+          // over the SA, the image lies in the SA's region whenever it fits after L
+          const inSA = ptr >= saPtr && ptr + layout.fileBytes <= saPtr + 4 * n;
+          expect(inSA, `${name}, rate ${rate}`).toBe(over && Math.ceil((saPtr + n + 1) / 64) * 64 + layout.fileBytes <= saPtr + 4 * n);
+          images.push(heap.u8(ptr, layout.fileBytes).slice());
+          heap.release(mark);
+        }
+        for (const image of images.slice(1)) expect(firstDifference(image, images[0]), `${name}, rate ${rate}`).toBe(-1);
+      }
+    }
+  });
+
+  it("searches as the CPU index does when built over the SA of a larger text", async () => {
+    const t = randomText(200_000, 4, 32);
+    const n = t.length;
+    const heap = new SharedHeap(64 + 8 * n + (1 << 22));
+    const sequential = new SequentialExecutor(heap);
+    const textPtr = heap.alloc(n);
+    heap.u8(textPtr, n).set(t);
+    const saPtr = heap.alloc(4 * n);
+    heap.u32(saPtr, n).set(doublingSuffixArray(t));
+    const { ptr, layout } = await buildIndexInHeap(heap, sequential, textPtr, saPtr, n, 16, undefined, true);
+    expect(ptr).toBeGreaterThan(saPtr);
+    expect(ptr + layout.fileBytes).toBeLessThanOrEqual(saPtr + 4 * n);
+    const index = FMIndex.load(heap.u8(ptr, layout.fileBytes).slice());
+    const patterns = patternsFor(t, 200, 6).map((p) => p.subarray(0, 1 + (p.length % 12)));
+    const results = await index.search(patterns, { locate: true });
+    patterns.forEach((p, q) => {
+      const want = naiveOccurrences(t, p);
+      expect(results[q].count).toBe(want.length);
+      expect(firstDifference(results[q].positions!, want)).toBe(-1);
+    });
+  });
+});
+
 describe("block splits (what the executor will run in parallel)", () => {
   it("give the same BWT, text, LCP and index image for any split", async () => {
     for (const [name, t] of [["random", randomText(30_000, 6, 21)], ...hardFamilies(2000, 3)] as Array<[string, Uint8Array]>) {

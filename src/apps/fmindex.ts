@@ -26,7 +26,7 @@ import { instantiate, type Kernels } from "../cpu/wasm.js";
 import { failure } from "../errors.js";
 import { splitRange, TASKS_PER_THREAD } from "./blocks.js";
 import { SequentialExecutor, type Executor } from "../cpu/executor.js";
-import { bwtFromSAInHeap } from "./bwt.js";
+import { bwtFromSAInHeap, bwtOverSuffixArray } from "./bwt.js";
 
 export const FM_MAGIC = "SUFSFMIX";
 export const FM_VERSION = 1;
@@ -163,8 +163,8 @@ export function parseHeader(image: Uint8Array, what: string): FMLayout {
 
 interface FMKernels {
   byteHistogram(bytes: number, from: number, to: number, counts: number): void;
-  fmFillBlocks(bwt: number, sa: number, index: number, firstBlock: number, lastBlock: number, running: number): void;
-  fmRangeCounts(bwt: number, sa: number, index: number, r0: number, r1: number, running: number): void;
+  fmFillBlocks(bwt: number, marks: number, index: number, firstBlock: number, lastBlock: number, running: number): void;
+  fmRangeCounts(bwt: number, marks: number, index: number, r0: number, r1: number, running: number): void;
   fmCheck(index: number, running: number): number;
   fmCount(index: number, patterns: number, offsets: number, first: number, last: number, ranges: number, slots: number): void;
   fmLocate(index: number, rows: number, count: number, out: number, slots: number): number;
@@ -172,13 +172,16 @@ interface FMKernels {
 
 /**
  * Builds the index image of T and its SA in the heap (at a 64-aligned pointer); returns it. Scratch
- * is reserved and released here; the image stays. Phases, each in blocks through the runner: L by a
- * gather from T and SA; code and sample counts per range of blocks; (prefix sums on the host) the
- * blocks themselves. (Tests lower `minFillRows` to exercise the splits on small inputs.)
+ * is reserved and released here; the image stays. Phases, each in blocks through the runner: the
+ * sampled rows marked in a bitvector and their SA values gathered; L by a gather from T and SA;
+ * code and sample counts per range of blocks; (prefix sums on the host) the blocks themselves.
+ * Where the heap has no room for L and the image beside the SA (or with `overSuffixArray`), L is
+ * written over the SA and the image after it in the SA's region when it fits there: the SA is gone
+ * then. (Tests lower `minFillRows` to exercise the splits on small inputs.)
  */
 export async function buildIndexInHeap(
   heap: SharedHeap, runner: Executor, textPtr: number, saPtr: number, n: number, sampleRate: number,
-  minFillRows = MIN_FILL_ROWS,
+  minFillRows = MIN_FILL_ROWS, overSuffixArray?: boolean,
 ): Promise<{ ptr: number; layout: FMLayout }> {
   const k = runner.kernels as unknown as FMKernels;
   const histogram = heap.alloc(1024);
@@ -186,11 +189,37 @@ export async function buildIndexInHeap(
   k.byteHistogram(textPtr, 0, n, histogram);
   const counts = Uint32Array.from(heap.u32(histogram, 256));
   const sigma = counts.reduce((s, c) => s + (c > 0 ? 1 : 0), 0);
-  const bwt = heap.alloc(n + 1);
-  const primary = n === 0 ? 0 : await bwtFromSAInHeap(heap, runner, textPtr, saPtr, n, bwt, minFillRows);
-  const layout = fmLayout(n, sigma, sampleRate, primary);
-  const ptr = heap.alloc(layout.fileBytes, 64);
+  const rows = n + 1;
+  const { fileBytes, sampleCount } = fmLayout(n, sigma, sampleRate, 0);
+  const marksBytes = align((rows + 7) >>> 3, 64) + 64;
+  const scratchBytes = marksBytes + 4 * sampleCount + (1 << 20);
+  const over = overSuffixArray ?? !heap.fits(align(rows, 64) + fileBytes + scratchBytes, 64);
+  const inSA = align(saPtr + rows, 64);
+  const ptr = over && inSA + fileBytes <= saPtr + 4 * n ? inSA : heap.alloc(fileBytes, 64);
   const mark = heap.used;
+
+  // The sampled rows and their SA values, before L may overwrite the SA. Ranges start at multiples
+  // of 8 rows, so that each writes its own bytes of the marks.
+  const marks = heap.alloc(marksBytes);
+  heap.u8(marks, marksBytes).fill(0);
+  const cuts = [...new Set(splitRange(rows, runner.threads * TASKS_PER_THREAD, minFillRows).map(([r0]) => r0 & ~7))];
+  const rowRanges = cuts.map((r0, i) => [r0, i + 1 < cuts.length ? cuts[i + 1] : rows] as const);
+  const sampled = await runner.map("fmMarkRows", rowRanges.map(([r0, r1]) => [saPtr, sampleRate, marks, r0, r1]));
+  if (sampled.reduce((x, y) => x + y, 0) !== sampleCount) throw new Error("sufsort: the SA's sampled rows do not match the sample count");
+  const samples = heap.alloc(4 * sampleCount + 4);
+  const firstSample = sampled.map((_, i) => sampled.slice(0, i).reduce((x, y) => x + y, 0));
+  await runner.map("fmGatherSamples", rowRanges.map(([r0, r1], i) => [saPtr, marks, r0, r1, samples + 4 * firstSample[i]]));
+
+  let bwt: number;
+  let primary = 0;
+  if (over) {
+    bwt = saPtr;
+    if (n > 0) primary = await bwtOverSuffixArray(heap, runner, textPtr, saPtr, n, undefined, minFillRows);
+  } else {
+    bwt = heap.alloc(rows);
+    if (n > 0) primary = await bwtFromSAInHeap(heap, runner, textPtr, saPtr, n, bwt, minFillRows);
+  }
+  const layout = fmLayout(n, sigma, sampleRate, primary);
   const image = heap.u8(ptr, layout.fileBytes);
   image.fill(0, 0, layout.blocksOffset);
   writeHeader(image, layout);
@@ -208,7 +237,8 @@ export async function buildIndexInHeap(
     sum += counts[c];
   }
   C[sigma] = sum;
-  image.fill(0, layout.samplesOffset);
+  image.set(heap.u8(samples, 4 * sampleCount), layout.samplesOffset);
+  image.fill(0, layout.samplesOffset + 4 * sampleCount);
 
   // Ranges of blocks; each range's starting counts are the sums over the ranges before it.
   const b = layout.blockRows;
@@ -217,15 +247,14 @@ export async function buildIndexInHeap(
   const running = heap.alloc(4 * width * ranges.length);
   const run = heap.u32(running, width * ranges.length);
   run.fill(0);
-  const rows = n + 1;
   await runner.map(
     "fmRangeCounts",
-    ranges.slice(0, -1).map(([b0, b1], t) => [bwt, saPtr, ptr, Math.min(rows, b0 * b), Math.min(rows, b1 * b), running + 4 * width * (t + 1)]),
+    ranges.slice(0, -1).map(([b0, b1], t) => [bwt, marks, ptr, Math.min(rows, b0 * b), Math.min(rows, b1 * b), running + 4 * width * (t + 1)]),
   );
   for (let t = 1; t < ranges.length; t++) {
     for (let c = 0; c < width; c++) run[t * width + c] += run[(t - 1) * width + c];
   }
-  await runner.map("fmFillBlocks", ranges.map(([b0, b1], t) => [bwt, saPtr, ptr, b0, b1, running + 4 * width * t]));
+  await runner.map("fmFillBlocks", ranges.map(([b0, b1], t) => [bwt, marks, ptr, b0, b1, running + 4 * width * t]));
   heap.release(mark);
   return { ptr, layout };
 }

@@ -121,33 +121,45 @@
 // Build
 // ---------------------------------------------------------------------------------------------
 
-/** Whether row r is sampled: bit r of the marks bitvector (fmMarkRows). */
-@inline function marked(marks: usize, r: u32): bool {
-  return ((load<u8>(marks + ((r >> 3) as usize)) >> (r & 7)) & 1) != 0;
+/** Sampled rows among the rows of the 32-row words [w0, w1) of the marks. */
+@inline function markedIn(marks: usize, w0: u32, w1: u32): u32 {
+  let sampled: u32 = 0;
+  for (let w = w0; w < w1; w++) sampled += popcnt<u32>(load<u32>(marks + ((w as usize) << 2)));
+  return sampled;
 }
 
 /**
- * Sets bit r of `marks` for the rows r in [r0, r1) whose text position SA[r - 1] is a multiple of
- * the sample rate (row 0, the $'s, is never sampled); returns how many. r0 is a multiple of 8, so
- * calls over disjoint ranges write disjoint bytes. `marks` must be zeroed first.
+ * Writes the marks of rows [r0, r1) (r0 a multiple of 32: whole u32 words, so calls over disjoint
+ * ranges write disjoint words): bit r is set when row r's text position SA[r - 1] is a multiple of
+ * the sample rate (row 0, the $'s, is never sampled). Returns how many are set. A power-of-two rate
+ * (the default 32) is tested with a mask instead of a division.
  */
 export function fmMarkRows(sa: usize, sampleRate: u32, marks: usize, r0: u32, r1: u32): u32 {
+  const mask = sampleRate - 1;
+  const pow2 = (sampleRate & mask) == 0;
   let sampled: u32 = 0;
-  for (let r = max<u32>(r0, 1); r < r1; r++) {
-    if (load<u32>(sa + (((r - 1) as usize) << 2)) % sampleRate == 0) {
-      const at = marks + ((r >> 3) as usize);
-      store<u8>(at, ((load<u8>(at) as u32) | (1 << (r & 7))) as u8);
-      sampled++;
+  for (let w0 = r0; w0 < r1; w0 += 32) {
+    const end = min<u32>(w0 + 32, r1);
+    let word: u32 = 0;
+    if (pow2) {
+      for (let r = max<u32>(w0, 1); r < end; r++) word |= ((load<u32>(sa + (((r - 1) as usize) << 2)) & mask) == 0 ? 1 : 0) << (r & 31);
+    } else {
+      for (let r = max<u32>(w0, 1); r < end; r++) word |= (load<u32>(sa + (((r - 1) as usize) << 2)) % sampleRate == 0 ? 1 : 0) << (r & 31);
     }
+    store<u32>(marks + (((w0 >> 5) as usize) << 2), word);
+    sampled += popcnt<u32>(word);
   }
   return sampled;
 }
 
-/** Writes SA[r - 1] of the marked rows r in [r0, r1), in row order, to out (u32). */
+/** Writes SA[r - 1] of the marked rows r in [r0, r1) (r0 a multiple of 32), in row order, to out (u32). */
 export function fmGatherSamples(sa: usize, marks: usize, r0: u32, r1: u32, out: usize): void {
   let k: usize = 0;
-  for (let r = max<u32>(r0, 1); r < r1; r++) {
-    if (marked(marks, r)) {
+  for (let w0 = r0; w0 < r1; w0 += 32) {
+    let word = load<u32>(marks + (((w0 >> 5) as usize) << 2));
+    while (word != 0) {
+      const r = w0 + ctz<u32>(word);
+      word &= word - 1;
       store<u32>(out + (k << 2), load<u32>(sa + (((r - 1) as usize) << 2)));
       k++;
     }
@@ -156,7 +168,7 @@ export function fmGatherSamples(sa: usize, marks: usize, r0: u32, r1: u32, out: 
 
 /**
  * Fills blocks [firstBlock, lastBlock) from L (n+1 bytes at bwt: rows 0..n, the primary row's byte
- * ignored) and the marks (fmMarkRows). `running` (sigma+1 u32) holds the counts per code and the
+ * ignored) and the marks (fmMarkRows; zero past row n, through the last block). `running` (sigma+1 u32) holds the counts per code and the
  * sample count before firstBlock (fmRangeCounts of the rows before), and is advanced to lastBlock's.
  * Header, codeOf and C must already be written; the samples are the host's to copy. Rows past n are
  * padding (code 0, unmarked, not counted). Blocks of different calls are disjoint, so calls may run
@@ -179,14 +191,11 @@ export function fmFillBlocks(bwt: usize, marks: usize, index: usize, firstBlock:
     store<u32>(blk, load<u32>(sampleCountAt));
     memory.copy(blk + 4, running, (sigma as usize) << 2);
     const rowEnd = min<u32>(b, n + 1 - min<u32>(n + 1, bi * b));
-    let sampled: u32 = 0;
+    // the block's marks are bits [bi * b, bi * b + b) of the marks: b is a multiple of 256
+    memory.copy(blk + marksAt, marks + (((bi * b) >> 3) as usize), (b >> 3) as usize);
+    const sampled = markedIn(marks, (bi * b) >> 5, (bi * b + b) >> 5);
     for (let j: u32 = 0; j < rowEnd; j++) {
       const r = bi * b + j;
-      if (marked(marks, r)) {
-        const at = blk + marksAt + ((j >> 3) as usize);
-        store<u8>(at, ((load<u8>(at) as u32) | (1 << (j & 7))) as u8);
-        sampled++;
-      }
       if (r == primary) continue; // the $: stored as 0 (the block was zeroed), not counted
       const code = load<u32>(codes + ((load<u8>(bwt + (r as usize)) as usize) << 2));
       store<u8>(blk + bytesAt + (j as usize), code as u8);
@@ -202,9 +211,9 @@ export function fmRangeCounts(bwt: usize, marks: usize, index: usize, r0: u32, r
   const primary = field(index, H_PRIMARY);
   const sigma = field(index, H_SIGMA);
   const codes = section(index, H_CODES);
-  let sampled: u32 = 0;
+  // r0 and r1 are block bounds (multiples of b, or n + 1 at the end: no marks past n)
+  const sampled = r0 < r1 ? markedIn(marks, r0 >> 5, (r1 + 31) >> 5) : 0;
   for (let r = r0; r < r1; r++) {
-    if (marked(marks, r)) sampled++;
     if (r == primary) continue;
     const slot = running + ((load<u32>(codes + ((load<u8>(bwt + (r as usize)) as usize) << 2)) as usize) << 2);
     store<u32>(slot, load<u32>(slot) + 1);

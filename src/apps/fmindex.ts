@@ -190,8 +190,8 @@ export async function buildIndexInHeap(
   const counts = Uint32Array.from(heap.u32(histogram, 256));
   const sigma = counts.reduce((s, c) => s + (c > 0 ? 1 : 0), 0);
   const rows = n + 1;
-  const { fileBytes, sampleCount } = fmLayout(n, sigma, sampleRate, 0);
-  const marksBytes = align((rows + 7) >>> 3, 64) + 64;
+  const { fileBytes, sampleCount, blockCount, blockRows } = fmLayout(n, sigma, sampleRate, 0);
+  const marksBytes = align((blockCount * blockRows) / 8, 64) + 64; // through the last block
   const scratchBytes = marksBytes + 4 * sampleCount + (1 << 20);
   const over = overSuffixArray ?? !heap.fits(align(rows, 64) + fileBytes + scratchBytes, 64);
   const inSA = align(saPtr + rows, 64);
@@ -199,10 +199,10 @@ export async function buildIndexInHeap(
   const mark = heap.used;
 
   // The sampled rows and their SA values, before L may overwrite the SA. Ranges start at multiples
-  // of 8 rows, so that each writes its own bytes of the marks.
+  // of 32 rows, so that each writes its own words of the marks.
   const marks = heap.alloc(marksBytes);
   heap.u8(marks, marksBytes).fill(0);
-  const cuts = [...new Set(splitRange(rows, runner.threads * TASKS_PER_THREAD, minFillRows).map(([r0]) => r0 & ~7))];
+  const cuts = [...new Set(splitRange(rows, runner.threads * TASKS_PER_THREAD, minFillRows).map(([r0]) => r0 & ~31))];
   const rowRanges = cuts.map((r0, i) => [r0, i + 1 < cuts.length ? cuts[i + 1] : rows] as const);
   const sampled = await runner.map("fmMarkRows", rowRanges.map(([r0, r1]) => [saPtr, sampleRate, marks, r0, r1]));
   if (sampled.reduce((x, y) => x + y, 0) !== sampleCount) throw new Error("sufsort: the SA's sampled rows do not match the sample count");

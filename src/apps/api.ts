@@ -281,7 +281,6 @@ function toBytes(x: Text, what: string): Uint8Array {
   throw usageError(`${what} must be a Uint8Array, a Buffer or a string`);
 }
 
-/** Copies the text into a fresh heap and builds its SA there; returns where both are. */
 /** The text placed by the engine policy and its SA built in the heap; `close` ends the placement. */
 async function placeAndSort(bytes: Uint8Array, options: AppOptions, threads: number): Promise<PlacedByEngine & { saPtr: number }> {
   const placement = await placeForApp(textSource(bytes), engineRequest(options, threads));

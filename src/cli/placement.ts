@@ -18,7 +18,7 @@ export function engineRequest(args: Parsed): EngineRequest & { gpu: NonNullable<
   };
 }
 
-/** The file at `path` placed for an application (lcp, index; bwt with its large path). */
+/** The file at `path` placed for an application (index; bwt and lcp with the large path). */
 export async function placeInputByEngine(path: string, request: EngineRequest): Promise<PlacedByEngine>;
 export async function placeInputByEngine(path: string, request: EngineRequest, largePath: true): Promise<Placement>;
 export async function placeInputByEngine(path: string, request: EngineRequest, largePath = false): Promise<Placement> {

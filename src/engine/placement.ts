@@ -2,7 +2,7 @@
 // the placed text (sufsort build, bwt, lcp and index, and the library's bwt, lcp and FMIndex): auto's
 // choice looks at sampled windows of the text, then the text is read straight into the shared heap
 // (a file is never copied) and the plan routed by the placed text's long repeats. A text too large
-// for the heap takes the large path where the caller has one (sufsort build).
+// for the heap takes the large path where the caller has one (build, bwt and lcp).
 import {
   checkLargePathMemory, checkLength, closePlaced, placeText, routePlaced, routePlacedByRepeats, scansRepeats, selectEngine, usesLargePath,
   type PlacedText,
@@ -101,7 +101,7 @@ export async function placeByEngine(
 /** A placement that has the text in the heap (placeByEngine without the large path). */
 export type PlacedByEngine = Placement & { placed: PlacedText };
 
-/** placeByEngine for an application (bwt, lcp, index): all workers started; the large path where it has one (bwt). */
+/** placeByEngine for an application (bwt, lcp, index): all workers started; the large path where it has one (bwt, lcp). */
 export async function placeForApp(source: TextSource, request: EngineRequest): Promise<PlacedByEngine>;
 export async function placeForApp(source: TextSource, request: EngineRequest, largePath: true): Promise<Placement>;
 export async function placeForApp(source: TextSource, request: EngineRequest, largePath = false): Promise<Placement> {

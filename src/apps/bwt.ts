@@ -133,11 +133,31 @@ export async function bwtOverSuffixArray(
 /**
  * The BWT of a text too large for the WebAssembly memory, in plain arrays: its SA by buildLarge
  * (SA-IS in TypeScript, or `sorter` where it takes its text outside the heap: gpu-dc7), then L
- * written over the SA's own bytes (about 5n bytes in all besides what the SA's build needs).
+ * written over the SA's own bytes (about 5n bytes in all besides what the SA's build needs). A GPU
+ * sorter's SA never comes back: L is derived on the device, as in bwtPlaced.
  */
 export async function bwtLarge(text: Uint8Array, options: BuildOptions = {}, sorter?: SuffixSorter): Promise<BwtInHeap> {
   const n = text.length;
   if (n === 0) return { primary: 0, parts: [new Uint8Array(0), new Uint8Array(0)], saSeconds: 0, bwtSeconds: 0 };
+  if (sorter?.outsideHeap === true && sorter.engine === "gpu") {
+    // as bwtPlaced: the rows of L derived on the device, into the first bytes of the SA's array
+    let onDevice: { primary: number; seconds: number } | undefined;
+    const built = await buildLarge(text, {
+      ...options,
+      consumeDeviceSuffixArray: async (gpu, sa, textBuffer, ctx, produce) => {
+        const t0 = performance.now();
+        const primary = await bwtOnDevice(gpu, sa, textBuffer, ctx.n, ctx.sa!.subarray(0, bwtWords(ctx.n)), produce);
+        onDevice = { primary, seconds: (performance.now() - t0) / 1000 };
+      },
+    }, sorter);
+    if (onDevice !== undefined) {
+      const rows = new Uint8Array(built.sa.buffer, built.sa.byteOffset, n + 1);
+      const { primary, seconds } = onDevice;
+      return { primary, parts: [rows.subarray(0, primary), rows.subarray(primary + 1)], saSeconds: built.seconds - seconds, bwtSeconds: seconds };
+    }
+    const { L, primary } = bwtOverPlainSuffixArray(text, built.sa);
+    return { primary, parts: [L.subarray(0, primary), L.subarray(primary)], saSeconds: built.seconds, bwtSeconds: 0 };
+  }
   const built = await buildLarge(text, options, sorter);
   const t0 = performance.now();
   const { L, primary } = bwtOverPlainSuffixArray(text, built.sa);

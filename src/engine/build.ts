@@ -417,6 +417,7 @@ export function usesLargePath(n: number, sorter: SuffixSorter): boolean {
  */
 export async function buildLarge(text: Uint8Array, options: BuildOptions = {}, sorter?: SuffixSorter): Promise<BuildResult> {
   checkLength(text.length);
+  if (options.consumeDeviceSuffixArray && options.verify) throw new Error("sufsort: a build that hands its SA to a consumer cannot verify it");
   options.onProgress?.("sorting", 0);
   const t0 = performance.now();
   const outside = sorter?.outsideHeap ? sorter : undefined;
@@ -433,6 +434,7 @@ export async function buildLarge(text: Uint8Array, options: BuildOptions = {}, s
       await outside.build({
         heap, kernels: executor.kernels, executor, textPtr: 0, n: text.length, saPtr: 0, text, sa, threads: 1,
         ...(gpu ? { gpu } : {}),
+        ...(options.consumeDeviceSuffixArray ? { consumeDeviceSuffixArray: options.consumeDeviceSuffixArray } : {}),
         onProgress: (f) => options.onProgress?.("sorting", f),
       });
     } finally {

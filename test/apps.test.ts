@@ -2,7 +2,6 @@
 import { describe, expect, it } from "vitest";
 import { bwt, unbwt, lcp, FMIndex, SufsortError } from "../src/index.js";
 import { SharedHeap } from "../src/cpu/memory.js";
-import { instantiate } from "../src/cpu/wasm.js";
 import { bwtFromSAInHeap, bwtLarge, bwtOverPlainSuffixArray, bwtOverSuffixArray, unbwtHeapBytes, unbwtInHeap, unbwtLarge } from "../src/apps/bwt.js";
 import { lcpInHeap, lcpLarge, lcpOverSuffixArray } from "../src/apps/lcp.js";
 import { buildIndexInHeap } from "../src/apps/fmindex.js";
@@ -37,6 +36,32 @@ function naiveOccurrences(t: Uint8Array, p: Uint8Array): number[] {
     found.push(i);
   }
   return found;
+}
+
+/** Searches `index` for patterns cut from t (seed), at most `longest` bytes, and checks counts and positions against a scan. */
+async function expectSearchLikeScan(index: FMIndex, t: Uint8Array, seed: number, longest: number): Promise<void> {
+  const patterns = patternsFor(t, 200, seed).map((p) => p.subarray(0, 1 + (p.length % longest)));
+  const results = await index.search(patterns, { locate: true });
+  patterns.forEach((p, q) => {
+    const want = naiveOccurrences(t, p);
+    expect(results[q].count).toBe(want.length);
+    expect(firstDifference(results[q].positions!, want)).toBe(-1);
+  });
+}
+
+/** T and room for its SA in a fresh heap of `bytesPerChar` n bytes (plus `extra`), and a sequential executor on it. */
+function textInHeap(t: Uint8Array, bytesPerChar: number, extra = 1 << 20): { heap: SharedHeap; sequential: SequentialExecutor; textPtr: number; saPtr: number } {
+  const n = t.length;
+  const heap = new SharedHeap(64 + bytesPerChar * n + extra);
+  const sequential = new SequentialExecutor(heap);
+  const textPtr = heap.alloc(n);
+  heap.u8(textPtr, n).set(t);
+  return { heap, sequential, textPtr, saPtr: heap.alloc(4 * n) };
+}
+
+/** Runs the blocks in turn on `sequential` but splits phases as `threads` workers would. */
+function splitAs(threads: number, sequential: SequentialExecutor): Executor {
+  return { threads, heap: sequential.heap, kernels: sequential.kernels, map: (k, calls) => sequential.map(k, calls), runOne: (k, a) => sequential.runOne(k, a), start: () => {}, close: async () => {} };
 }
 
 /** Random patterns of length 1..100: half cut from the text (found), half random bytes (mostly not). */
@@ -301,14 +326,7 @@ describe("a larger input (many blocks, chains and samples)", () => {
     expect(firstDifference(got.bwt, wantBwt)).toBe(-1);
     expect(firstDifference(await unbwt(got.bwt, got.primary), t)).toBe(-1);
     expect(firstDifference(await lcp(t, sa), naiveLcp(t, sa))).toBe(-1);
-    const index = await FMIndex.build(t, { sampleRate: 13 });
-    const patterns = patternsFor(t, 200, 5).map((p) => p.subarray(0, 1 + (p.length % 14)));
-    const results = await index.search(patterns, { locate: true });
-    patterns.forEach((p, q) => {
-      const want = naiveOccurrences(t, p);
-      expect(results[q].count).toBe(want.length);
-      expect(firstDifference(results[q].positions!, want)).toBe(-1);
-    });
+    await expectSearchLikeScan(await FMIndex.build(t, { sampleRate: 13 }), t, 5, 14);
   });
 });
 
@@ -344,15 +362,10 @@ describe("BWT over the SA (texts whose heap has no room for L beside it)", () =>
     for (const [name, t] of [["banana", new TextEncoder().encode("banana")], ["random", randomText(3001, 5, 3)], ...hardFamilies(700, 9)] as Array<[string, Uint8Array]>) {
       const n = t.length;
       const want = naiveBwt(t);
-      const heap = new SharedHeap(64 + 8 * n + (1 << 20));
-      const sequential = new SequentialExecutor(heap);
-      const textPtr = heap.alloc(n);
-      heap.u8(textPtr, n).set(t);
-      const saPtr = heap.alloc(4 * n);
+      const { heap, sequential, textPtr, saPtr } = textInHeap(t, 8);
       for (const [threads, wave, minRows] of [[1, 1, 1], [3, 5, 2], [2, 64, 10], [4, 1000, 37]]) {
         heap.u32(saPtr, n).set(naiveSuffixArray(t));
-        const runner: Executor = { threads, heap, kernels: sequential.kernels, map: (k, calls) => sequential.map(k, calls), runOne: (k, a) => sequential.runOne(k, a), start: () => {}, close: async () => {} };
-        const primary = await bwtOverSuffixArray(heap, runner, textPtr, saPtr, n, wave, minRows);
+        const primary = await bwtOverSuffixArray(heap, splitAs(threads, sequential), textPtr, saPtr, n, wave, minRows);
         const L = heap.u8(saPtr, n + 1);
         const stored = new Uint8Array(n);
         stored.set(L.subarray(0, primary));
@@ -368,18 +381,13 @@ describe("the FM-index built over the SA (texts whose heap has no room for L and
   it("gives the image built beside the SA, byte for byte, at sample rates 1, 3 and 32 and any split", async () => {
     for (const [name, t] of [["empty", new Uint8Array(0)], ["one", Uint8Array.of(5)], ["random", randomText(20_000, 7, 31)], ...hardFamilies(900, 4)] as Array<[string, Uint8Array]>) {
       const n = t.length;
-      const heap = new SharedHeap(64 + 20 * n + (1 << 22));
-      const sequential = new SequentialExecutor(heap);
-      const textPtr = heap.alloc(n);
-      heap.u8(textPtr, n).set(t);
-      const saPtr = heap.alloc(4 * n);
+      const { heap, sequential, textPtr, saPtr } = textInHeap(t, 20, 1 << 22);
       for (const rate of [1, 3, 32]) {
         const images: Uint8Array[] = [];
         for (const [threads, minRows, over] of [[1, 1 << 20, false], [1, 1 << 20, true], [3, 9, true], [5, 37, true]] as const) {
           heap.u32(saPtr, n).set(naiveSuffixArray(t));
           const mark = heap.used;
-          const runner: Executor = { threads, heap, kernels: sequential.kernels, map: (k, calls) => sequential.map(k, calls), runOne: (k, a) => sequential.runOne(k, a), start: () => {}, close: async () => {} };
-          const { ptr, layout } = await buildIndexInHeap(heap, runner, textPtr, saPtr, n, rate, minRows, over);
+          const { ptr, layout } = await buildIndexInHeap(heap, splitAs(threads, sequential), textPtr, saPtr, n, rate, minRows, over);
           // over the SA, the image lies in the SA's region whenever it fits after L
           const inSA = ptr >= saPtr && ptr + layout.fileBytes <= saPtr + 4 * n;
           expect(inSA, `${name}, rate ${rate}`).toBe(over && Math.ceil((saPtr + n + 1) / 64) * 64 + layout.fileBytes <= saPtr + 4 * n);
@@ -394,23 +402,12 @@ describe("the FM-index built over the SA (texts whose heap has no room for L and
   it("searches as the CPU index does when built over the SA of a larger text", async () => {
     const t = randomText(200_000, 4, 32);
     const n = t.length;
-    const heap = new SharedHeap(64 + 8 * n + (1 << 22));
-    const sequential = new SequentialExecutor(heap);
-    const textPtr = heap.alloc(n);
-    heap.u8(textPtr, n).set(t);
-    const saPtr = heap.alloc(4 * n);
+    const { heap, sequential, textPtr, saPtr } = textInHeap(t, 8, 1 << 22);
     heap.u32(saPtr, n).set(doublingSuffixArray(t));
     const { ptr, layout } = await buildIndexInHeap(heap, sequential, textPtr, saPtr, n, 16, undefined, true);
     expect(ptr).toBeGreaterThan(saPtr);
     expect(ptr + layout.fileBytes).toBeLessThanOrEqual(saPtr + 4 * n);
-    const index = FMIndex.load(heap.u8(ptr, layout.fileBytes).slice());
-    const patterns = patternsFor(t, 200, 6).map((p) => p.subarray(0, 1 + (p.length % 12)));
-    const results = await index.search(patterns, { locate: true });
-    patterns.forEach((p, q) => {
-      const want = naiveOccurrences(t, p);
-      expect(results[q].count).toBe(want.length);
-      expect(firstDifference(results[q].positions!, want)).toBe(-1);
-    });
+    await expectSearchLikeScan(FMIndex.load(heap.u8(ptr, layout.fileBytes).slice()), t, 6, 12);
   });
 });
 
@@ -419,17 +416,11 @@ describe("block splits (what the executor will run in parallel)", () => {
     for (const [name, t] of [["random", randomText(30_000, 6, 21)], ...hardFamilies(2000, 3)] as Array<[string, Uint8Array]>) {
       const n = t.length;
       const sa = naiveSuffixArray(t);
-      const heap = new SharedHeap(64 + 40 * n + (1 << 22));
-      const kernels = instantiate(heap.memory);
-      const textPtr = heap.alloc(n);
-      heap.u8(textPtr, n).set(t);
-      const saPtr = heap.alloc(4 * n);
+      const { heap, sequential, textPtr, saPtr } = textInHeap(t, 40, 1 << 22);
       heap.u32(saPtr, n).set(sa);
       const outputs: Array<{ L: Uint8Array; back: Uint8Array; lcp: Uint32Array; image: Uint8Array }> = [];
       for (const [threads, minRows] of [[1, 1 << 20], [3, 100], [5, 37]]) {
-        // runs the blocks in turn but splits phases as `threads` workers would
-        const sequential = new SequentialExecutor(heap);
-        const runner: Executor = { threads, heap, kernels, map: (k, calls) => sequential.map(k, calls), runOne: (k, a) => sequential.runOne(k, a), start: () => {}, close: async () => {} };
+        const runner = splitAs(threads, sequential);
         const mark = heap.used;
         const L = heap.alloc(n + 1);
         const primary = await bwtFromSAInHeap(heap, runner, textPtr, saPtr, n, L, minRows);

@@ -4,7 +4,7 @@ import { bwt, unbwt, lcp, FMIndex, SufsortError } from "../src/index.js";
 import { SharedHeap } from "../src/cpu/memory.js";
 import { bwtFromSAInHeap, bwtLarge, bwtOverPlainSuffixArray, bwtOverSuffixArray, unbwtHeapBytes, unbwtInHeap, unbwtLarge } from "../src/apps/bwt.js";
 import { lcpInHeap, lcpLarge, lcpOverSuffixArray } from "../src/apps/lcp.js";
-import { buildIndexInHeap } from "../src/apps/fmindex.js";
+import { buildIndexInHeap, buildIndexLarge } from "../src/apps/fmindex.js";
 import { SequentialExecutor, type Executor } from "../src/cpu/executor.js";
 import { doublingSuffixArray, firstDifference, hardFamilies, naiveSuffixArray, randomText, rng } from "./support/inputs.js";
 
@@ -395,6 +395,22 @@ describe("the FM-index built over the SA (texts whose heap has no room for L and
           heap.release(mark);
         }
         for (const image of images.slice(1)) expect(firstDifference(image, images[0]), `${name}, rate ${rate}`).toBe(-1);
+      }
+    }
+  });
+
+  it("buildIndexLarge (SA in a plain array, for texts over the heap) gives the same image at sample rates 1, 3 and 32", async () => {
+    for (const [name, t] of [["empty", new Uint8Array(0)], ["one", Uint8Array.of(5)], ["random", randomText(20_000, 7, 33)], ...hardFamilies(900, 5)] as Array<[string, Uint8Array]>) {
+      const n = t.length;
+      const { heap, sequential, textPtr, saPtr } = textInHeap(t, 20, 1 << 22);
+      for (const rate of [1, 3, 32]) {
+        heap.u32(saPtr, n).set(naiveSuffixArray(t));
+        const mark = heap.used;
+        const inHeap = await buildIndexInHeap(heap, sequential, textPtr, saPtr, n, rate);
+        const want = heap.u8(inHeap.ptr, inHeap.layout.fileBytes).slice();
+        heap.release(mark);
+        const large = await buildIndexLarge(t, Uint32Array.from(naiveSuffixArray(t)), rate, 2);
+        expect(firstDifference(large.heap.u8(large.ptr, large.layout.fileBytes), want), `${name}, rate ${rate}`).toBe(-1);
       }
     }
   });

@@ -3,7 +3,7 @@
 import { buildLarge, buildPlaced, checkLength } from "../engine/build.js";
 import { verifyLarge } from "../engine/verify-large.js";
 import { parseEngine, type EngineChoice } from "../engine/choice.js";
-import { placeForApp, textSource, type PlacedByEngine } from "../engine/placement.js";
+import { placeForApp, textSource } from "../engine/placement.js";
 import { MAX_HEAP_BYTES, SharedHeap } from "../cpu/memory.js";
 import { instantiate } from "../cpu/wasm.js";
 import { verifyInHeap } from "../engine/verify.js";
@@ -150,9 +150,19 @@ export class FMIndex extends PatternSearch {
     const sampleRate = options.sampleRate ?? DEFAULT_SAMPLE_RATE;
     checkSampleRate(sampleRate);
     const { threads } = checkThreads(options);
-    const { placed, saPtr, close } = await placeAndSort(bytes, options, threads);
-    const image = FMIndexImage.fromSuffixArray(placed.heap, placed.executor, placed.textPtr, saPtr, bytes.length, sampleRate);
-    return new FMIndex(await image.finally(close));
+    const placement = await placeForApp(textSource(bytes), engineRequest(options, threads), true);
+    const buildOptions = { threads, gpu: options.gpu, gpuContext: placement.gpuContext };
+    try {
+      const { placed } = placement;
+      if (placed === undefined) {
+        const { sa } = await buildLarge(bytes, buildOptions, placement.sorter);
+        return new FMIndex(await FMIndexImage.fromLargeSuffixArray(bytes, sa, sampleRate, threads));
+      }
+      const { sa } = await buildPlaced(placed, buildOptions);
+      return new FMIndex(await FMIndexImage.fromSuffixArray(placed.heap, placed.executor, placed.textPtr, sa.byteOffset, bytes.length, sampleRate));
+    } finally {
+      await placement.close();
+    }
   }
 
   /** Loads an index from the bytes `toBytes` (or `sufsort index`) produced; rejects damaged ones. */
@@ -279,18 +289,6 @@ function toBytes(x: Text, what: string): Uint8Array {
     return x;
   }
   throw usageError(`${what} must be a Uint8Array, a Buffer or a string`);
-}
-
-/** The text placed by the engine policy and its SA built in the heap; `close` ends the placement. */
-async function placeAndSort(bytes: Uint8Array, options: AppOptions, threads: number): Promise<PlacedByEngine & { saPtr: number }> {
-  const placement = await placeForApp(textSource(bytes), engineRequest(options, threads));
-  try {
-    const { sa } = await buildPlaced(placement.placed, { threads, gpu: options.gpu, gpuContext: placement.gpuContext });
-    return { ...placement, saPtr: sa.byteOffset };
-  } catch (error) {
-    await placement.close();
-    throw error;
-  }
 }
 
 function engineRequest(options: AppOptions, threads: number) {

@@ -21,12 +21,12 @@
 //   samples: u32[sample count]: the suffix start of each sampled row, in row order.
 // b = max(256, next power of two >= 4 sigma): the counts take at most about as much as the codes, and
 // a rank query reads one block's count word plus at most b code bytes (SIMD-counted).
-import { SharedHeap } from "../cpu/memory.js";
+import { MAX_HEAP_BYTES, SharedHeap } from "../cpu/memory.js";
 import { instantiate, type Kernels } from "../cpu/wasm.js";
-import { failure } from "../errors.js";
+import { failure, limitError } from "../errors.js";
 import { splitRange, TASKS_PER_THREAD } from "./blocks.js";
-import { SequentialExecutor, type Executor } from "../cpu/executor.js";
-import { bwtFromSAInHeap, bwtOverSuffixArray } from "./bwt.js";
+import { createExecutor, SequentialExecutor, type Executor } from "../cpu/executor.js";
+import { bwtFromSAInHeap, bwtOverPlainSuffixArray, bwtOverSuffixArray } from "./bwt.js";
 
 export const FM_MAGIC = "SUFSFMIX";
 export const FM_VERSION = 1;
@@ -188,10 +188,10 @@ export async function buildIndexInHeap(
   heap.u32(histogram, 256).fill(0);
   k.byteHistogram(textPtr, 0, n, histogram);
   const counts = Uint32Array.from(heap.u32(histogram, 256));
-  const sigma = counts.reduce((s, c) => s + (c > 0 ? 1 : 0), 0);
   const rows = n + 1;
-  const { fileBytes, sampleCount, blockCount, blockRows } = fmLayout(n, sigma, sampleRate, 0);
-  const marksBytes = align((blockCount * blockRows) / 8, 64) + 64; // through the last block
+  const shape = fmLayout(n, alphabetOf(counts), sampleRate, 0);
+  const { fileBytes, sampleCount } = shape;
+  const marksBytes = marksBytesOf(shape);
   const scratchBytes = marksBytes + 4 * sampleCount + (1 << 20);
   const over = overSuffixArray ?? !heap.fits(align(rows, 64) + fileBytes + scratchBytes, 64);
   const inSA = align(saPtr + rows, 64);
@@ -219,6 +219,27 @@ export async function buildIndexInHeap(
     bwt = heap.alloc(rows);
     if (n > 0) primary = await bwtFromSAInHeap(heap, runner, textPtr, saPtr, n, bwt, minFillRows);
   }
+  const layout = await fillImage(heap, runner, ptr, n, sampleRate, counts, primary, bwt, marks, heap.u32(samples, sampleCount), minFillRows);
+  heap.release(mark);
+  return { ptr, layout };
+}
+
+/** The 256 byte counts of T and its number of distinct bytes. */
+function alphabetOf(counts: Uint32Array): number {
+  return counts.reduce((s, c) => s + (c > 0 ? 1 : 0), 0);
+}
+
+/**
+ * Writes the image at ptr (fileBytes of fmLayout) from L (rows 0..n at bwt), the marks of the
+ * sampled rows (through the last block) and their SA values (`samples`, anywhere), the blocks in
+ * ranges through the runner. Scratch is left to the caller to release.
+ */
+async function fillImage(
+  heap: SharedHeap, runner: Executor, ptr: number, n: number, sampleRate: number, counts: Uint32Array, primary: number,
+  bwt: number, marks: number, samples: Uint32Array, minFillRows: number,
+): Promise<FMLayout> {
+  const sigma = alphabetOf(counts);
+  const rows = n + 1;
   const layout = fmLayout(n, sigma, sampleRate, primary);
   const image = heap.u8(ptr, layout.fileBytes);
   image.fill(0, 0, layout.blocksOffset);
@@ -237,8 +258,8 @@ export async function buildIndexInHeap(
     sum += counts[c];
   }
   C[sigma] = sum;
-  image.set(heap.u8(samples, 4 * sampleCount), layout.samplesOffset);
-  image.fill(0, layout.samplesOffset + 4 * sampleCount);
+  image.set(new Uint8Array(samples.buffer, samples.byteOffset, 4 * layout.sampleCount), layout.samplesOffset);
+  image.fill(0, layout.samplesOffset + 4 * layout.sampleCount);
 
   // Ranges of blocks; each range's starting counts are the sums over the ranges before it.
   const b = layout.blockRows;
@@ -255,8 +276,60 @@ export async function buildIndexInHeap(
     for (let c = 0; c < width; c++) run[t * width + c] += run[(t - 1) * width + c];
   }
   await runner.map("fmFillBlocks", ranges.map(([b0, b1], t) => [bwt, marks, ptr, b0, b1, running + 4 * width * t]));
-  heap.release(mark);
-  return { ptr, layout };
+  return layout;
+}
+
+/** Bytes of the marks bitvector of a layout: through its last block, 64-aligned, plus a spare word. */
+function marksBytesOf(layout: Pick<FMLayout, "blockCount" | "blockRows">): number {
+  return align((layout.blockCount * layout.blockRows) / 8, 64) + 64;
+}
+
+/**
+ * The index image of a text too large for the WebAssembly memory, from its SA in plain arrays
+ * (buildLarge's): the marks and samples read off the SA, L written over the SA's own bytes, then L,
+ * the marks and the image in a heap of their own (about n + n/8 + the image: to about 1.2 GB at the
+ * default sample rate), its blocks filled by `threads` workers. Returns that heap's image.
+ */
+export async function buildIndexLarge(text: Uint8Array, sa: Uint32Array, sampleRate: number, threads: number): Promise<{ heap: SharedHeap; ptr: number; layout: FMLayout }> {
+  const n = text.length;
+  const rows = n + 1;
+  const counts = new Uint32Array(256);
+  for (let i = 0; i < n; i++) counts[text[i]]++;
+  const shape = fmLayout(n, alphabetOf(counts), sampleRate, 0);
+  // marks and samples before L overwrites the SA (as fmMarkRows and fmGatherSamples do in a heap)
+  const marks = new Uint32Array(marksBytesOf(shape) / 4);
+  const samples = new Uint32Array(shape.sampleCount);
+  let k = 0;
+  for (let r = 1; r < rows; r++) {
+    const s = sa[r - 1];
+    if (s % sampleRate === 0) {
+      marks[r >>> 5] |= 1 << (r & 31);
+      samples[k++] = s;
+    }
+  }
+  if (k !== shape.sampleCount) throw new Error("sufsort: the SA's sampled rows do not match the sample count");
+  const { L, primary } = bwtOverPlainSuffixArray(text, sa);
+  const heapBytes = 64 + align(rows, 64) + marks.byteLength + 64 + shape.fileBytes + 64 + (1 << 20);
+  if (heapBytes > MAX_HEAP_BYTES) {
+    throw limitError(`input is ${n} bytes; its FM-index needs ${heapBytes} bytes of WebAssembly memory for L and the image (over the 4 GiB limit)`);
+  }
+  const heap = new SharedHeap(heapBytes);
+  // L as the kernels read it: rows 0..n, the primary row's byte a placeholder
+  const bwt = heap.alloc(rows);
+  heap.u8(bwt, primary).set(L.subarray(0, primary));
+  heap.u8(bwt + primary + 1, n - primary).set(L.subarray(primary));
+  const marksPtr = heap.alloc(marks.byteLength);
+  heap.u32(marksPtr, marks.length).set(marks);
+  const ptr = heap.alloc(shape.fileBytes, 64);
+  const mark = heap.used;
+  const executor = createExecutor(heap, threads);
+  try {
+    const layout = await fillImage(heap, executor, ptr, n, sampleRate, counts, primary, bwt, marksPtr, samples, MIN_FILL_ROWS);
+    heap.release(mark);
+    return { heap, ptr, layout };
+  } finally {
+    await executor.close();
+  }
 }
 
 /** Per-pattern result of a batch search. */
@@ -358,6 +431,15 @@ export class FMIndexImage {
     own.u8(at, layout.fileBytes).set(heap.u8(ptr, layout.fileBytes));
     heap.release(mark);
     return new FMIndexImage(own, instantiate(own.memory), at, layout);
+  }
+
+  /** The image of a text beyond the WebAssembly memory, from its SA in a plain array (overwritten: see buildIndexLarge). */
+  static async fromLargeSuffixArray(text: Uint8Array, sa: Uint32Array, sampleRate: number, threads: number): Promise<FMIndexImage> {
+    const built = await buildIndexLarge(text, sa, sampleRate, threads);
+    const own = new SharedHeap(64 + built.layout.fileBytes + (1 << 20));
+    const at = own.alloc(built.layout.fileBytes, 64);
+    own.u8(at, built.layout.fileBytes).set(built.heap.u8(built.ptr, built.layout.fileBytes));
+    return new FMIndexImage(own, instantiate(own.memory), at, built.layout);
   }
 
   /** The image bytes (a view into the heap: valid until the heap is dropped). */

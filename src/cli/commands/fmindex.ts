@@ -2,8 +2,8 @@
 // (The file is not named index.ts: that name holds the command list.)
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
-import { buildPlaced } from "../../engine/build.js";
-import { buildIndexInHeap, DEFAULT_SAMPLE_RATE, MAX_SAMPLE_RATE } from "../../apps/fmindex.js";
+import { buildLarge, buildPlaced } from "../../engine/build.js";
+import { buildIndexInHeap, buildIndexLarge, DEFAULT_SAMPLE_RATE, MAX_SAMPLE_RATE } from "../../apps/fmindex.js";
 import { usageError } from "../../errors.js";
 import { checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
 import { engineRequest, placeInputByEngine } from "../placement.js";
@@ -19,7 +19,8 @@ Builds the FM-index of the bytes of IN and writes it to IDX (default IN.fmi): on
 BWT in blocks interleaved with occurrence counts (one block per rank query), the C table, and the
 suffix-array entry of every K-th text position, behind a header (magic SUFSFMIX, version, n, K)
 that 'sufsort search' checks. Size: about (1 + 4 sigma / b) n + 4n/K bytes (b = block rows).
-The suffix array is built as 'sufsort build' builds it.
+The suffix array is built as 'sufsort build' builds it. Texts over the WebAssembly memory (about
+845 MB) are indexed up to about 1.2 GB (the image, L and the sampled rows in 4 GiB).
 
 Options:
   -o, --out IDX      output file (default: IN.fmi)
@@ -47,18 +48,25 @@ Options:
     if (sampleRate > MAX_SAMPLE_RATE) throw usageError(`--sample must be at most ${MAX_SAMPLE_RATE} (got ${sampleRate})`);
     const request = engineRequest(args);
     checkOutputPath(out, [input]);
-    const placement = await placeInputByEngine(input, request);
-    const { placed } = placement;
-    const size = placed.n;
+    const placement = await placeInputByEngine(input, request, true);
     const progress = new Progress("index");
     const options = { threads: request.threads, gpu: request.gpu, gpuContext: placement.gpuContext, onProgress: (phase: string, f: number) => progress.update(phase, f) };
-    const { ptr, layout } = await (async () => {
+    const image = await (async () => {
+      const { placed, large } = placement;
+      if (placed === undefined) {
+        // beyond the WebAssembly memory: the SA as build makes it there, the image in a heap of its own
+        const { sa } = await buildLarge(large!, options, placement.sorter);
+        progress.update("indexing", 1);
+        const built = await buildIndexLarge(large!, sa, sampleRate, request.threads);
+        return built.heap.u8(built.ptr, built.layout.fileBytes);
+      }
       const built = await buildPlaced(placed, options);
       progress.update("indexing", 1);
-      return buildIndexInHeap(placed.heap, placed.executor, placed.textPtr, built.sa.byteOffset, size, sampleRate);
+      const { ptr, layout } = await buildIndexInHeap(placed.heap, placed.executor, placed.textPtr, built.sa.byteOffset, placed.n, sampleRate);
+      return placed.heap.u8(ptr, layout.fileBytes);
     })().finally(() => placement.close());
     progress.update("writing", 1);
-    writeFileAtomic(out, [placed.heap.u8(ptr, layout.fileBytes)]);
+    writeFileAtomic(out, [image]);
     progress.done();
     return 0;
   },

@@ -13,7 +13,7 @@ import { lcpInHeap, lcpLarge, lcpOverSuffixArray } from "./lcp.js";
 import { checkThreads as checkThreadCount, SequentialExecutor } from "../cpu/executor.js";
 import { acquireGpu, resolveGpuMode, type GpuContext, type GpuMode } from "../gpu/device.js";
 import { DeviceFMIndex } from "../gpu/apps/fm-search.js";
-import { DEFAULT_SAMPLE_RATE, FMIndexImage, MAX_SAMPLE_RATE, searchPatterns, type SearchResult } from "./fmindex.js";
+import { DEFAULT_SAMPLE_RATE, FMIndexImage, largeIndexShape, MAX_SAMPLE_RATE, searchPatterns, type SearchResult } from "./fmindex.js";
 
 /** A text: bytes, or a string (encoded as UTF-8). */
 type Text = Uint8Array | string;
@@ -155,6 +155,7 @@ export class FMIndex extends PatternSearch {
     try {
       const { placed } = placement;
       if (placed === undefined) {
+        largeIndexShape(bytes, sampleRate); // its limit error before the SA is built
         const { sa } = await buildLarge(bytes, buildOptions, placement.sorter);
         return new FMIndex(await FMIndexImage.fromLargeSuffixArray(bytes, sa, sampleRate, threads));
       }

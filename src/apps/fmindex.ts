@@ -285,6 +285,22 @@ function marksBytesOf(layout: Pick<FMLayout, "blockCount" | "blockRows">): numbe
 }
 
 /**
+ * The byte counts, layout and heap of buildIndexLarge for `text`; a one-line limit error where L,
+ * the marks and the image do not fit one 4 GiB heap (callers check before building the SA).
+ */
+export function largeIndexShape(text: Uint8Array, sampleRate: number): { counts: Uint32Array; shape: FMLayout; heapBytes: number } {
+  const n = text.length;
+  const counts = new Uint32Array(256);
+  for (let i = 0; i < n; i++) counts[text[i]]++;
+  const shape = fmLayout(n, alphabetOf(counts), sampleRate, 0);
+  const heapBytes = 64 + align(n + 1, 64) + marksBytesOf(shape) + 64 + shape.fileBytes + 64 + (1 << 20);
+  if (heapBytes > MAX_HEAP_BYTES) {
+    throw limitError(`input is ${n} bytes; its FM-index needs ${heapBytes} bytes of WebAssembly memory for L, the sampled rows and the image (over the 4 GiB limit)`);
+  }
+  return { counts, shape, heapBytes };
+}
+
+/**
  * The index image of a text too large for the WebAssembly memory, from its SA in plain arrays
  * (buildLarge's): the marks and samples read off the SA, L written over the SA's own bytes, then L,
  * the marks and the image in a heap of their own (about n + n/8 + the image: to about 1.2 GB at the
@@ -293,9 +309,7 @@ function marksBytesOf(layout: Pick<FMLayout, "blockCount" | "blockRows">): numbe
 export async function buildIndexLarge(text: Uint8Array, sa: Uint32Array, sampleRate: number, threads: number): Promise<{ heap: SharedHeap; ptr: number; layout: FMLayout }> {
   const n = text.length;
   const rows = n + 1;
-  const counts = new Uint32Array(256);
-  for (let i = 0; i < n; i++) counts[text[i]]++;
-  const shape = fmLayout(n, alphabetOf(counts), sampleRate, 0);
+  const { counts, shape, heapBytes } = largeIndexShape(text, sampleRate);
   // marks and samples before L overwrites the SA (as fmMarkRows and fmGatherSamples do in a heap)
   const marks = new Uint32Array(marksBytesOf(shape) / 4);
   const samples = new Uint32Array(shape.sampleCount);
@@ -309,10 +323,6 @@ export async function buildIndexLarge(text: Uint8Array, sa: Uint32Array, sampleR
   }
   if (k !== shape.sampleCount) throw new Error("sufsort: the SA's sampled rows do not match the sample count");
   const { L, primary } = bwtOverPlainSuffixArray(text, sa);
-  const heapBytes = 64 + align(rows, 64) + marks.byteLength + 64 + shape.fileBytes + 64 + (1 << 20);
-  if (heapBytes > MAX_HEAP_BYTES) {
-    throw limitError(`input is ${n} bytes; its FM-index needs ${heapBytes} bytes of WebAssembly memory for L and the image (over the 4 GiB limit)`);
-  }
   const heap = new SharedHeap(heapBytes);
   // L as the kernels read it: rows 0..n, the primary row's byte a placeholder
   const bwt = heap.alloc(rows);

@@ -3,7 +3,7 @@
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
 import { buildLarge, buildPlaced } from "../../engine/build.js";
-import { buildIndexInHeap, buildIndexLarge, DEFAULT_SAMPLE_RATE, MAX_SAMPLE_RATE } from "../../apps/fmindex.js";
+import { buildIndexInHeap, buildIndexLarge, DEFAULT_SAMPLE_RATE, largeIndexShape, MAX_SAMPLE_RATE } from "../../apps/fmindex.js";
 import { usageError } from "../../errors.js";
 import { checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
 import { engineRequest, placeInputByEngine } from "../placement.js";
@@ -55,6 +55,7 @@ Options:
       const { placed, large } = placement;
       if (placed === undefined) {
         // beyond the WebAssembly memory: the SA as build makes it there, the image in a heap of its own
+        largeIndexShape(large!, sampleRate); // its limit error before the SA is built
         const { sa } = await buildLarge(large!, options, placement.sorter);
         progress.update("indexing", 1);
         const built = await buildIndexLarge(large!, sa, sampleRate, request.threads);

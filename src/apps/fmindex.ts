@@ -224,7 +224,7 @@ export async function buildIndexInHeap(
   return { ptr, layout };
 }
 
-/** The 256 byte counts of T and its number of distinct bytes. */
+/** The number of distinct bytes, from the 256 byte counts of a text. */
 function alphabetOf(counts: Uint32Array): number {
   return counts.reduce((s, c) => s + (c > 0 ? 1 : 0), 0);
 }

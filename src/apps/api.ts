@@ -1,19 +1,15 @@
 // Public API of the applications (re-exported by src/index.ts): bwt, unbwt, lcp, FMIndex. Arguments
 // are checked here, once.
-import { buildLarge, buildPlaced, checkLength } from "../engine/build.js";
-import { verifyLarge } from "../engine/verify-large.js";
+import { checkLength } from "../engine/build.js";
 import { parseEngine, type EngineChoice } from "../engine/choice.js";
 import { placeForApp, textSource } from "../engine/placement.js";
-import { MAX_HEAP_BYTES, SharedHeap } from "../cpu/memory.js";
-import { instantiate } from "../cpu/wasm.js";
-import { verifyInHeap } from "../engine/verify.js";
 import { failure, usageError } from "../errors.js";
-import { bwtLarge, bwtPlaced, unbwtHeap, unbwtInHeap, unbwtLarge } from "./bwt.js";
-import { lcpInHeap, lcpLarge, lcpOverSuffixArray } from "./lcp.js";
+import { bwtOfPlacement, unbwtHeap, unbwtInHeap, unbwtLarge } from "./bwt.js";
+import { lcpOfGivenSuffixArray, lcpOfPlacement } from "./lcp.js";
 import { checkThreads as checkThreadCount, SequentialExecutor } from "../cpu/executor.js";
 import { acquireGpu, resolveGpuMode, type GpuContext, type GpuMode } from "../gpu/device.js";
 import { DeviceFMIndex } from "../gpu/apps/fm-search.js";
-import { DEFAULT_SAMPLE_RATE, FMIndexImage, largeIndexShape, MAX_SAMPLE_RATE, searchPatterns, type SearchResult } from "./fmindex.js";
+import { DEFAULT_SAMPLE_RATE, FMIndexImage, indexOfPlacement, MAX_SAMPLE_RATE, searchPatterns, type SearchResult } from "./fmindex.js";
 
 /** A text: bytes, or a string (encoded as UTF-8). */
 type Text = Uint8Array | string;
@@ -44,11 +40,8 @@ export interface BwtOutput {
 export async function bwt(text: Text, options: AppOptions = {}): Promise<BwtOutput> {
   const bytes = toBytes(text, "text");
   const { threads } = checkThreads(options);
-  const placement = await placeForApp(textSource(bytes), engineRequest(options, threads), true);
-  const { placed, large } = placement;
-  const buildOptions = { threads, gpu: options.gpu, gpuContext: placement.gpuContext };
-  const built = placed !== undefined ? bwtPlaced(placed, buildOptions, placed.executor) : bwtLarge(large!, buildOptions, placement.sorter);
-  const { primary, parts } = await built.finally(() => placement.close());
+  const placement = await placeForApp(textSource(bytes), engineRequest(options, threads));
+  const { primary, parts } = await bwtOfPlacement(placement, { threads, gpu: options.gpu });
   const out = new Uint8Array(bytes.length);
   out.set(parts[0]);
   out.set(parts[1], parts[0].length);
@@ -77,36 +70,14 @@ export async function lcp(text: Text, sa?: Uint32Array, options: AppOptions = {}
   const n = bytes.length;
   const { threads } = checkThreads(options);
   if (sa === undefined) {
-    const placement = await placeForApp(textSource(bytes), engineRequest(options, threads), true);
-    const buildOptions = { threads, gpu: options.gpu, gpuContext: placement.gpuContext };
-    try {
-      const { placed } = placement;
-      if (placed === undefined) return lcpLarge(bytes, (await buildLarge(bytes, buildOptions, placement.sorter)).sa);
-      const built = await buildPlaced(placed, buildOptions);
-      return (await lcpOverSuffixArray(placed.heap, placed.executor, placed.textPtr, built.sa.byteOffset, n)).slice();
-    } finally {
-      await placement.close();
-    }
+    const placement = await placeForApp(textSource(bytes), engineRequest(options, threads));
+    const array = await lcpOfPlacement(placement, { threads, gpu: options.gpu });
+    return placement.placed !== undefined ? array.slice() : array; // a copy out of the heap
   }
   if (!(sa instanceof Uint32Array)) throw usageError("sa must be a Uint32Array");
   if (sa.length !== n) throw usageError(`sa has ${sa.length} entries; the text has ${n} bytes`);
-  const heapBytes = 64 + 13 * n + (1 << 20);
-  if (heapBytes > MAX_HEAP_BYTES) {
-    // text, SA and Φ in plain arrays; the caller's SA is left as it is
-    const verdict = verifyLarge(bytes, sa);
-    if (!verdict.ok) throw failure(`sa is not the suffix array of the text: ${verdict.message}`);
-    return lcpLarge(bytes, sa.slice());
-  }
-  const heap = new SharedHeap(heapBytes);
-  const kernels = instantiate(heap.memory);
-  const textPtr = heap.alloc(n);
-  heap.u8(textPtr, n).set(bytes);
-  const saPtr = heap.alloc(4 * n);
-  heap.u32(saPtr, n).set(sa);
-  const verdict = verifyInHeap(heap, kernels, textPtr, saPtr, n);
-  if (!verdict.ok) throw failure(`sa is not the suffix array of the text: ${verdict.message}`);
-  await lcpInHeap(heap, new SequentialExecutor(heap), textPtr, saPtr, n, saPtr);
-  return heap.u32(saPtr, n).slice();
+  const saBytes = textSource(new Uint8Array(sa.buffer, sa.byteOffset, 4 * n));
+  return lcpOfGivenSuffixArray(textSource(bytes), saBytes, threads, (why: string) => failure(`sa is not the suffix array of the text: ${why}`));
 }
 
 export interface FMIndexOptions extends AppOptions {
@@ -150,20 +121,8 @@ export class FMIndex extends PatternSearch {
     const sampleRate = options.sampleRate ?? DEFAULT_SAMPLE_RATE;
     checkSampleRate(sampleRate);
     const { threads } = checkThreads(options);
-    const placement = await placeForApp(textSource(bytes), engineRequest(options, threads), true);
-    const buildOptions = { threads, gpu: options.gpu, gpuContext: placement.gpuContext };
-    try {
-      const { placed } = placement;
-      if (placed === undefined) {
-        largeIndexShape(bytes, sampleRate); // its limit error before the SA is built
-        const { sa } = await buildLarge(bytes, buildOptions, placement.sorter);
-        return new FMIndex(await FMIndexImage.fromLargeSuffixArray(bytes, sa, sampleRate, threads));
-      }
-      const { sa } = await buildPlaced(placed, buildOptions);
-      return new FMIndex(await FMIndexImage.fromSuffixArray(placed.heap, placed.executor, placed.textPtr, sa.byteOffset, bytes.length, sampleRate));
-    } finally {
-      await placement.close();
-    }
+    const placement = await placeForApp(textSource(bytes), engineRequest(options, threads));
+    return new FMIndex(FMIndexImage.copyOf(await indexOfPlacement(placement, sampleRate, { threads, gpu: options.gpu })));
   }
 
   /** Loads an index from the bytes `toBytes` (or `sufsort index`) produced; rejects damaged ones. */

@@ -5,8 +5,9 @@
 // its row number is the primary index. banana -> "annbaa", primary 4. For n = 0 the BWT is empty
 // and the primary index 0. File format (.bwt): primary index as u64 little-endian, then the n bytes.
 import { MAX_HEAP_BYTES, SharedHeap } from "../cpu/memory.js";
-import { buildLarge, buildPlaced, type BuildOptions, type PlacedText } from "../engine/build.js";
-import type { SuffixSorter } from "../engine/registry.js";
+import { buildLarge, buildPlaced, type BuildOptions, type BuildResult, type PlacedText } from "../engine/build.js";
+import { placementOptions, type Placement } from "../engine/placement.js";
+import { suffixArrayOf, type SuffixSorter } from "../engine/registry.js";
 import { failure } from "../errors.js";
 import { splitRange, TASKS_PER_THREAD } from "./blocks.js";
 import type { Executor } from "../cpu/executor.js";
@@ -47,26 +48,37 @@ export async function bwtPlaced(
   const { heap, textPtr, n } = placed;
   if (n === 0) return { primary: 0, parts: [new Uint8Array(0), new Uint8Array(0)], saSeconds: 0, bwtSeconds: 0 };
   if (placed.sorter.engine === "gpu") {
-    let onDevice: { primary: number; seconds: number } | undefined;
-    const built = await buildPlaced(placed, {
-      ...options,
-      consumeDeviceSuffixArray: async (gpu, sa, text, ctx, produce) => {
-        const t0 = performance.now();
-        const primary = await bwtOnDevice(gpu, sa, text, ctx.n, heap.u32(ctx.saPtr, bwtWords(ctx.n)), produce);
-        onDevice = { primary, seconds: (performance.now() - t0) / 1000 };
-      },
-    });
+    const { bwt, built } = await buildWithDeviceBwt((withConsumer) => buildPlaced(placed, withConsumer), options, n);
     // The sorter hands nothing over when it finishes on the host (n = 1): the CPU gather does the rest.
-    if (onDevice !== undefined) {
-      // rows 0..n of L; the primary row is no part of the stored BWT
-      const rows = heap.u8(built.sa.byteOffset, n + 1);
-      const { primary } = onDevice;
-      return { primary, parts: [rows.subarray(0, primary), rows.subarray(primary + 1)], saSeconds: built.seconds - onDevice.seconds, bwtSeconds: onDevice.seconds };
-    }
-    return bwtFromBuilt(heap, runner, textPtr, n, built.sa.byteOffset, built.seconds);
+    return bwt ?? bwtFromBuilt(heap, runner, textPtr, n, built.sa.byteOffset, built.seconds);
   }
   const built = await buildPlaced(placed, options);
   return bwtFromBuilt(heap, runner, textPtr, n, built.sa.byteOffset, built.seconds);
+}
+
+/**
+ * Runs `build` with a consumer that derives the rows of L on the device from a GPU sorter's SA
+ * (bwtOnDevice) into the SA's own array (suffixArrayOf: the heap's SA region, or the plain array of
+ * the large path), so that only L comes back. `bwt` is undefined where the sorter finished on the
+ * host and handed nothing over (n = 1).
+ */
+async function buildWithDeviceBwt(
+  build: (options: BuildOptions) => Promise<BuildResult>, options: BuildOptions, n: number,
+): Promise<{ bwt?: BwtInHeap; built: BuildResult }> {
+  let onDevice: { primary: number; seconds: number } | undefined;
+  const built = await build({
+    ...options,
+    consumeDeviceSuffixArray: async (gpu, sa, text, ctx, produce) => {
+      const t0 = performance.now();
+      const primary = await bwtOnDevice(gpu, sa, text, ctx.n, suffixArrayOf(ctx).subarray(0, bwtWords(ctx.n)), produce);
+      onDevice = { primary, seconds: (performance.now() - t0) / 1000 };
+    },
+  });
+  if (onDevice === undefined) return { built };
+  // rows 0..n of L; the primary row is no part of the stored BWT
+  const rows = new Uint8Array(built.sa.buffer, built.sa.byteOffset, n + 1);
+  const { primary, seconds } = onDevice;
+  return { bwt: { primary, parts: [rows.subarray(0, primary), rows.subarray(primary + 1)], saSeconds: built.seconds - seconds, bwtSeconds: seconds }, built };
 }
 
 async function bwtFromBuilt(heap: SharedHeap, runner: Executor, textPtr: number, n: number, saPtr: number, saSeconds: number): Promise<BwtInHeap> {
@@ -139,29 +151,25 @@ export async function bwtOverSuffixArray(
 export async function bwtLarge(text: Uint8Array, options: BuildOptions = {}, sorter?: SuffixSorter): Promise<BwtInHeap> {
   const n = text.length;
   if (n === 0) return { primary: 0, parts: [new Uint8Array(0), new Uint8Array(0)], saSeconds: 0, bwtSeconds: 0 };
-  if (sorter?.outsideHeap === true && sorter.engine === "gpu") {
-    // as bwtPlaced: the rows of L derived on the device, into the first bytes of the SA's array
-    let onDevice: { primary: number; seconds: number } | undefined;
-    const built = await buildLarge(text, {
-      ...options,
-      consumeDeviceSuffixArray: async (gpu, sa, textBuffer, ctx, produce) => {
-        const t0 = performance.now();
-        const primary = await bwtOnDevice(gpu, sa, textBuffer, ctx.n, ctx.sa!.subarray(0, bwtWords(ctx.n)), produce);
-        onDevice = { primary, seconds: (performance.now() - t0) / 1000 };
-      },
-    }, sorter);
-    if (onDevice !== undefined) {
-      const rows = new Uint8Array(built.sa.buffer, built.sa.byteOffset, n + 1);
-      const { primary, seconds } = onDevice;
-      return { primary, parts: [rows.subarray(0, primary), rows.subarray(primary + 1)], saSeconds: built.seconds - seconds, bwtSeconds: seconds };
-    }
-    const { L, primary } = bwtOverPlainSuffixArray(text, built.sa);
-    return { primary, parts: [L.subarray(0, primary), L.subarray(primary)], saSeconds: built.seconds, bwtSeconds: 0 };
-  }
-  const built = await buildLarge(text, options, sorter);
+  const onDevice = sorter?.outsideHeap === true && sorter.engine === "gpu";
+  const { bwt, built } = onDevice
+    ? await buildWithDeviceBwt((withConsumer) => buildLarge(text, withConsumer, sorter), options, n)
+    : { bwt: undefined, built: await buildLarge(text, options, sorter) };
+  if (bwt !== undefined) return bwt;
   const t0 = performance.now();
   const { L, primary } = bwtOverPlainSuffixArray(text, built.sa);
   return { primary, parts: [L.subarray(0, primary), L.subarray(primary)], saSeconds: built.seconds, bwtSeconds: (performance.now() - t0) / 1000 };
+}
+
+/**
+ * The BWT of a placed text (placeForApp): bwtPlaced in its heap, or bwtLarge past it; the
+ * placement's device goes with `options`, and the placement is closed after.
+ */
+export async function bwtOfPlacement(placement: Placement, options: BuildOptions = {}): Promise<BwtInHeap> {
+  const withDevice = placementOptions(placement, options);
+  const { placed, large } = placement;
+  const made = placed !== undefined ? bwtPlaced(placed, withDevice, placed.executor) : bwtLarge(large!, withDevice, placement.sorter);
+  return made.finally(() => placement.close());
 }
 
 /**

@@ -27,6 +27,8 @@ import { failure, limitError } from "../errors.js";
 import { splitRange, TASKS_PER_THREAD } from "./blocks.js";
 import { createExecutor, SequentialExecutor, type Executor } from "../cpu/executor.js";
 import { bwtFromSAInHeap, bwtOverPlainSuffixArray, bwtOverSuffixArray } from "./bwt.js";
+import type { BuildOptions } from "../engine/build.js";
+import { buildOfPlacement, type Placement } from "../engine/placement.js";
 
 export const FM_MAGIC = "SUFSFMIX";
 export const FM_VERSION = 1;
@@ -342,6 +344,26 @@ export async function buildIndexLarge(text: Uint8Array, sa: Uint32Array, sampleR
   }
 }
 
+/**
+ * The index image of a placed text (placeForApp): its SA built where the text lies
+ * (buildOfPlacement), then buildIndexInHeap in its heap or buildIndexLarge past it, whose limit
+ * error comes before the SA is built. The placement is closed after.
+ */
+export async function indexOfPlacement(
+  placement: Placement, sampleRate: number, options: BuildOptions = {},
+): Promise<{ heap: SharedHeap; ptr: number; layout: FMLayout }> {
+  try {
+    const { placed, large } = placement;
+    if (large !== undefined) largeIndexShape(large, sampleRate);
+    const { sa } = await buildOfPlacement(placement, options);
+    options.onProgress?.("indexing", 1);
+    if (placed === undefined) return await buildIndexLarge(large!, sa, sampleRate, options.threads ?? 1);
+    return { heap: placed.heap, ...(await buildIndexInHeap(placed.heap, placed.executor, placed.textPtr, sa.byteOffset, placed.n, sampleRate)) };
+  } finally {
+    await placement.close();
+  }
+}
+
 /** Per-pattern result of a batch search. */
 export interface SearchResult {
   count: number;
@@ -435,17 +457,13 @@ export class FMIndexImage {
   /** Builds from T and SA in `heap`, then moves the image to a heap of its own. */
   static async fromSuffixArray(heap: SharedHeap, runner: Executor, textPtr: number, saPtr: number, n: number, sampleRate: number): Promise<FMIndexImage> {
     const mark = heap.used;
-    const { ptr, layout } = await buildIndexInHeap(heap, runner, textPtr, saPtr, n, sampleRate);
-    const own = new SharedHeap(64 + layout.fileBytes + (1 << 20));
-    const at = own.alloc(layout.fileBytes, 64);
-    own.u8(at, layout.fileBytes).set(heap.u8(ptr, layout.fileBytes));
+    const image = FMIndexImage.copyOf({ heap, ...(await buildIndexInHeap(heap, runner, textPtr, saPtr, n, sampleRate)) });
     heap.release(mark);
-    return new FMIndexImage(own, instantiate(own.memory), at, layout);
+    return image;
   }
 
-  /** The image of a text beyond the WebAssembly memory, from its SA in a plain array (overwritten: see buildIndexLarge). */
-  static async fromLargeSuffixArray(text: Uint8Array, sa: Uint32Array, sampleRate: number, threads: number): Promise<FMIndexImage> {
-    const built = await buildIndexLarge(text, sa, sampleRate, threads);
+  /** A copy of a built image (buildIndexInHeap's, buildIndexLarge's) in a heap of its own. */
+  static copyOf(built: { heap: SharedHeap; ptr: number; layout: FMLayout }): FMIndexImage {
     const own = new SharedHeap(64 + built.layout.fileBytes + (1 << 20));
     const at = own.alloc(built.layout.fileBytes, 64);
     own.u8(at, built.layout.fileBytes).set(built.heap.u8(built.ptr, built.layout.fileBytes));

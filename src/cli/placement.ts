@@ -2,7 +2,7 @@
 // and an input file placed by it (src/engine/placement.ts).
 import { MAX_INPUT_BYTES } from "../engine/build.js";
 import { parseEngine } from "../engine/choice.js";
-import { placeForApp, type EngineRequest, type PlacedByEngine, type Placement } from "../engine/placement.js";
+import { placeForApp, type EngineRequest, type Placement } from "../engine/placement.js";
 import { resolveGpuMode } from "../gpu/device.js";
 import { stringOption, threadsOption, type Parsed } from "./command.js";
 import { openInput } from "./files.js";
@@ -18,13 +18,11 @@ export function engineRequest(args: Parsed): EngineRequest & { gpu: NonNullable<
   };
 }
 
-/** The file at `path` placed for an application (index; bwt and lcp with the large path). */
-export async function placeInputByEngine(path: string, request: EngineRequest): Promise<PlacedByEngine>;
-export async function placeInputByEngine(path: string, request: EngineRequest, largePath: true): Promise<Placement>;
-export async function placeInputByEngine(path: string, request: EngineRequest, largePath = false): Promise<Placement> {
+/** The file at `path` placed for an application (bwt, lcp, index). */
+export async function placeInputByEngine(path: string, request: EngineRequest): Promise<Placement> {
   const file = openInput(path, MAX_INPUT_BYTES);
   try {
-    return largePath ? await placeForApp(file, request, true) : await placeForApp(file, request);
+    return await placeForApp(file, request);
   } finally {
     file.close();
   }

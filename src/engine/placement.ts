@@ -2,10 +2,10 @@
 // the placed text (sufsort build, bwt, lcp and index, and the library's bwt, lcp and FMIndex): auto's
 // choice looks at sampled windows of the text, then the text is read straight into the shared heap
 // (a file is never copied) and the plan routed by the placed text's long repeats. A text too large
-// for the heap takes the large path where the caller has one (build, bwt and lcp).
+// for the heap takes the large path (a plain array; buildLarge).
 import {
-  checkLargePathMemory, checkLength, closePlaced, placeText, routePlaced, routePlacedByRepeats, scansRepeats, selectEngine, usesLargePath,
-  type PlacedText,
+  buildLarge, buildPlaced, checkLargePathMemory, checkLength, closePlaced, placeText, routePlaced, routePlacedByRepeats, scansRepeats,
+  selectEngine, usesLargePath, type BuildOptions, type BuildResult, type PlacedText,
 } from "./build.js";
 import { sampleWindows, textTraits, type EngineChoice } from "./choice.js";
 import type { SuffixSorter } from "./registry.js";
@@ -50,12 +50,12 @@ export interface Placement {
 }
 
 /**
- * Picks the sorter for `file` by `request` and places the text for it. With `allWorkers`, every
- * worker starts at placement (the apps' own steps run on all of them); without `largePath`, a text
- * beyond the heap gets placeText's one-line limit error.
+ * Picks the sorter for `file` by `request` and places the text for it: in the heap, or in a plain
+ * array where the sorter's build does not fit the heap (usesLargePath). With `allWorkers`, every
+ * worker starts at placement (the apps' own steps run on all of them).
  */
 export async function placeByEngine(
-  file: TextSource, request: EngineRequest, options: { allWorkers?: boolean; largePath?: boolean } = {},
+  file: TextSource, request: EngineRequest, options: { allWorkers?: boolean } = {},
 ): Promise<Placement> {
   const size = file.size;
   checkLength(size);
@@ -68,7 +68,7 @@ export async function placeByEngine(
   let plan = selection.plan;
   let close = async () => selection.release();
   try {
-    if (options.largePath === true && usesLargePath(size, plan.sorter)) {
+    if (usesLargePath(size, plan.sorter)) {
       // SA-IS in TypeScript, or a sorter that takes its text outside the heap (gpu-dc7)
       checkLargePathMemory(size, plan.sorter, true);
       let large = file.bytes;
@@ -98,12 +98,18 @@ export async function placeByEngine(
   }
 }
 
-/** A placement that has the text in the heap (placeByEngine without the large path). */
-export type PlacedByEngine = Placement & { placed: PlacedText };
+/** placeByEngine for an application (bwt, lcp, index): all workers started (its own steps run on them), the large path past the heap. */
+export function placeForApp(source: TextSource, request: EngineRequest): Promise<Placement> {
+  return placeByEngine(source, request, { allWorkers: true });
+}
 
-/** placeByEngine for an application (bwt, lcp, index): all workers started; the large path where it has one (bwt, lcp). */
-export async function placeForApp(source: TextSource, request: EngineRequest): Promise<PlacedByEngine>;
-export async function placeForApp(source: TextSource, request: EngineRequest, largePath: true): Promise<Placement>;
-export async function placeForApp(source: TextSource, request: EngineRequest, largePath = false): Promise<Placement> {
-  return placeByEngine(source, request, { allWorkers: true, largePath });
+/** `options` with the device the placement holds, if it holds one. */
+export function placementOptions(placement: Placement, options: BuildOptions): BuildOptions {
+  return placement.gpuContext ? { ...options, gpuContext: placement.gpuContext } : options;
+}
+
+/** Builds the SA of a placed text where it lies: in its heap (buildPlaced) or past it (buildLarge). */
+export function buildOfPlacement(placement: Placement, options: BuildOptions = {}): Promise<BuildResult> {
+  const withDevice = placementOptions(placement, options);
+  return placement.placed !== undefined ? buildPlaced(placement.placed, withDevice) : buildLarge(placement.large!, withDevice, placement.sorter);
 }

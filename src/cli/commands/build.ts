@@ -1,12 +1,12 @@
 // sufsort build IN [-o OUT] [--engine E] [--algo NAME] [--threads N] [--gpu MODE] [--verify] [--json]
 import type { Command } from "../command.js";
 import { stringOption } from "../command.js";
-import { buildLarge, buildPlaced, MAX_INPUT_BYTES, type BuildOptions } from "../../engine/build.js";
+import { MAX_INPUT_BYTES, type BuildOptions } from "../../engine/build.js";
 import type { Overlap } from "../../engine/registry.js";
 import { openInput, checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
 import { Progress } from "../progress.js";
 import { engineRequest } from "../placement.js";
-import { placeByEngine, type Placement } from "../../engine/placement.js";
+import { buildOfPlacement, placeByEngine, type Placement } from "../../engine/placement.js";
 import { usageError } from "../../errors.js";
 
 export const buildCommand: Command = {
@@ -74,13 +74,12 @@ Options:
     const file = openInput(input, MAX_INPUT_BYTES);
     let placement: Placement;
     try {
-      placement = await placeByEngine(file, request, { largePath: true });
+      placement = await placeByEngine(file, request);
     } finally {
       file.close();
     }
     const { placed, large, reason } = placement;
-    if (placement.gpuContext) options.gpuContext = placement.gpuContext;
-    const result = await (placed !== undefined ? buildPlaced(placed, options) : buildLarge(large!, options, placement.sorter)).finally(() => placement.close());
+    const result = await buildOfPlacement(placement, options).finally(() => placement.close());
     const size = placed?.n ?? large!.length;
     progress.update("writing", 1);
     writeFileAtomic(out, [result.sa]);

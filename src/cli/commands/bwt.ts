@@ -1,7 +1,7 @@
 // sufsort bwt IN [-o OUT] [--engine E] [--algo NAME] [--threads N] [--gpu MODE]
 import type { Command } from "../command.js";
 import { stringOption } from "../command.js";
-import { bwtLarge, bwtPlaced } from "../../apps/bwt.js";
+import { bwtOfPlacement } from "../../apps/bwt.js";
 import { checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
 import { engineRequest, placeInputByEngine } from "../placement.js";
 import { Progress } from "../progress.js";
@@ -42,12 +42,9 @@ Options:
     const out = stringOption(args, "out") ?? defaultOutput(input, ".bwt");
     const request = engineRequest(args);
     checkOutputPath(out, [input]);
-    const placement = await placeInputByEngine(input, request, true);
-    const { placed, large } = placement;
+    const placement = await placeInputByEngine(input, request);
     const progress = new Progress("bwt");
-    const options = { threads: request.threads, gpu: request.gpu, gpuContext: placement.gpuContext, onProgress: (phase: string, f: number) => progress.update(phase, f) };
-    const made = placed !== undefined ? bwtPlaced(placed, options, placed.executor) : bwtLarge(large!, options, placement.sorter);
-    const { primary, parts } = await made.finally(() => placement.close());
+    const { primary, parts } = await bwtOfPlacement(placement, { threads: request.threads, gpu: request.gpu, onProgress: (phase, f) => progress.update(phase, f) });
     progress.update("writing", 1);
     const header = new DataView(new ArrayBuffer(8));
     header.setBigUint64(0, BigInt(primary), true);

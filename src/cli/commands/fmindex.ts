@@ -2,8 +2,7 @@
 // (The file is not named index.ts: that name holds the command list.)
 import type { Command } from "../command.js";
 import { intOption, stringOption } from "../command.js";
-import { buildLarge, buildPlaced } from "../../engine/build.js";
-import { buildIndexInHeap, buildIndexLarge, DEFAULT_SAMPLE_RATE, largeIndexShape, MAX_SAMPLE_RATE } from "../../apps/fmindex.js";
+import { DEFAULT_SAMPLE_RATE, indexOfPlacement, MAX_SAMPLE_RATE } from "../../apps/fmindex.js";
 import { usageError } from "../../errors.js";
 import { checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
 import { engineRequest, placeInputByEngine } from "../placement.js";
@@ -48,26 +47,11 @@ Options:
     if (sampleRate > MAX_SAMPLE_RATE) throw usageError(`--sample must be at most ${MAX_SAMPLE_RATE} (got ${sampleRate})`);
     const request = engineRequest(args);
     checkOutputPath(out, [input]);
-    const placement = await placeInputByEngine(input, request, true);
+    const placement = await placeInputByEngine(input, request);
     const progress = new Progress("index");
-    const options = { threads: request.threads, gpu: request.gpu, gpuContext: placement.gpuContext, onProgress: (phase: string, f: number) => progress.update(phase, f) };
-    const image = await (async () => {
-      const { placed, large } = placement;
-      if (placed === undefined) {
-        // beyond the WebAssembly memory: the SA as build makes it there, the image in a heap of its own
-        largeIndexShape(large!, sampleRate); // its limit error before the SA is built
-        const { sa } = await buildLarge(large!, options, placement.sorter);
-        progress.update("indexing", 1);
-        const built = await buildIndexLarge(large!, sa, sampleRate, request.threads);
-        return built.heap.u8(built.ptr, built.layout.fileBytes);
-      }
-      const built = await buildPlaced(placed, options);
-      progress.update("indexing", 1);
-      const { ptr, layout } = await buildIndexInHeap(placed.heap, placed.executor, placed.textPtr, built.sa.byteOffset, placed.n, sampleRate);
-      return placed.heap.u8(ptr, layout.fileBytes);
-    })().finally(() => placement.close());
+    const { heap, ptr, layout } = await indexOfPlacement(placement, sampleRate, { threads: request.threads, gpu: request.gpu, onProgress: (phase, f) => progress.update(phase, f) });
     progress.update("writing", 1);
-    writeFileAtomic(out, [image]);
+    writeFileAtomic(out, [heap.u8(ptr, layout.fileBytes)]);
     progress.done();
     return 0;
   },

@@ -1,12 +1,8 @@
 // sufsort lcp IN [--sa SA] [-o OUT] [--engine E] [--algo NAME] [--threads N] [--gpu MODE]
 import type { Command } from "../command.js";
 import { stringOption } from "../command.js";
-import { buildLarge, buildPlaced, checkLength, MAX_INPUT_BYTES } from "../../engine/build.js";
-import { verifyInHeap } from "../../engine/verify.js";
-import { verifyLarge } from "../../engine/verify-large.js";
-import { lcpLarge, lcpOverSuffixArray } from "../../apps/lcp.js";
-import { createExecutor } from "../../cpu/executor.js";
-import { MAX_HEAP_BYTES, SharedHeap } from "../../cpu/memory.js";
+import { checkLength, MAX_INPUT_BYTES } from "../../engine/build.js";
+import { lcpOfGivenSuffixArray, lcpOfPlacement } from "../../apps/lcp.js";
 import { failure } from "../../errors.js";
 import { openInput, checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
 import { engineRequest, placeInputByEngine } from "../placement.js";
@@ -52,22 +48,10 @@ Options:
     const progress = new Progress("lcp");
     let lcpArray: Uint32Array;
     if (saPath === undefined) {
-      const placement = await placeInputByEngine(input, request, true);
-      const options = { threads: request.threads, gpu: request.gpu, gpuContext: placement.gpuContext, onProgress: (phase: string, f: number) => progress.update(phase, f) };
-      lcpArray = await (async () => {
-        const { placed, large } = placement;
-        if (placed === undefined) {
-          // beyond the WebAssembly memory: the SA as build makes it there, then Φ in plain arrays too
-          const { sa } = await buildLarge(large!, options, placement.sorter);
-          progress.update("lcp", 0);
-          return lcpLarge(large!, sa);
-        }
-        const built = await buildPlaced(placed, options);
-        progress.update("lcp", 0);
-        return lcpOverSuffixArray(placed.heap, placed.executor, placed.textPtr, built.sa.byteOffset, placed.n);
-      })().finally(() => placement.close());
+      const placement = await placeInputByEngine(input, request);
+      lcpArray = await lcpOfPlacement(placement, { threads: request.threads, gpu: request.gpu, onProgress: (phase, f) => progress.update(phase, f) });
     } else {
-      lcpArray = await lcpOfGivenSuffixArray(input, saPath, request.threads, progress);
+      lcpArray = await lcpOfSuffixArrayFile(input, saPath, request.threads, progress);
     }
     progress.update("writing", 1);
     writeFileAtomic(out, [lcpArray]);
@@ -77,48 +61,19 @@ Options:
 };
 
 /** The LCP array of IN from the SA in the file `saPath`, checked first with the linear verifier. */
-async function lcpOfGivenSuffixArray(input: string, saPath: string, threads: number, progress: Progress): Promise<Uint32Array> {
+async function lcpOfSuffixArrayFile(input: string, saPath: string, threads: number, progress: Progress): Promise<Uint32Array> {
   const file = openInput(input, MAX_INPUT_BYTES);
-  const n = file.size;
-  // text, SA, Φ and the verifier's bitmap in the heap when they fit; else plain arrays
-  const heapBytes = 64 + 9 * n + ((n + 7) >>> 3) + (1 << 20);
-  let heap: SharedHeap | undefined;
-  let text: Uint8Array;
   try {
-    checkLength(n);
-    if (heapBytes <= MAX_HEAP_BYTES) {
-      heap = new SharedHeap(heapBytes);
-      text = heap.u8(heap.alloc(n), n);
-    } else {
-      text = new Uint8Array(n);
+    checkLength(file.size);
+    const saFile = openInput(saPath, 4 * MAX_INPUT_BYTES);
+    try {
+      if (saFile.size !== 4 * file.size) throw failure(`'${saPath}' is ${saFile.size} bytes; the suffix array of ${file.size} bytes is ${4 * file.size} bytes`);
+      const notTheSA = (why: string) => failure(`'${saPath}' is not the suffix array of '${input}': ${why}`);
+      return await lcpOfGivenSuffixArray(file, saFile, threads, notTheSA, (phase: string, f: number) => progress.update(phase, f));
+    } finally {
+      saFile.close();
     }
-    file.read(text);
   } finally {
     file.close();
-  }
-  const saFile = openInput(saPath, 4 * MAX_INPUT_BYTES);
-  let sa: Uint32Array;
-  try {
-    if (saFile.size !== 4 * n) throw failure(`'${saPath}' is ${saFile.size} bytes; the suffix array of ${n} bytes is ${4 * n} bytes`);
-    sa = heap !== undefined ? heap.u32(heap.alloc(4 * n), n) : new Uint32Array(n);
-    saFile.read(new Uint8Array(sa.buffer, sa.byteOffset, 4 * n));
-  } finally {
-    saFile.close();
-  }
-  progress.update("verifying", 0);
-  if (heap === undefined) {
-    const verdict = verifyLarge(text, sa);
-    if (!verdict.ok) throw failure(`'${saPath}' is not the suffix array of '${input}': ${verdict.message}`);
-    progress.update("lcp", 0);
-    return lcpLarge(text, sa);
-  }
-  const executor = createExecutor(heap, threads);
-  try {
-    const verdict = verifyInHeap(heap, executor.kernels, text.byteOffset, sa.byteOffset, n);
-    if (!verdict.ok) throw failure(`'${saPath}' is not the suffix array of '${input}': ${verdict.message}`);
-    progress.update("lcp", 0);
-    return await lcpOverSuffixArray(heap, executor, text.byteOffset, sa.byteOffset, n);
-  } finally {
-    await executor.close();
   }
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { bwt, unbwt, lcp, FMIndex, SufsortError } from "../src/index.js";
 import { SharedHeap } from "../src/cpu/memory.js";
 import { bwtFromSAInHeap, bwtLarge, bwtOverPlainSuffixArray, bwtOverSuffixArray, unbwtHeapBytes, unbwtInHeap, unbwtLarge } from "../src/apps/bwt.js";
-import { lcpInHeap, lcpLarge, lcpOverSuffixArray } from "../src/apps/lcp.js";
+import { lcpInHeap, lcpLarge, lcpOverPlainSuffixArray, lcpOverSuffixArray } from "../src/apps/lcp.js";
 import { buildIndexInHeap, buildIndexLarge } from "../src/apps/fmindex.js";
 import { SequentialExecutor, type Executor } from "../src/cpu/executor.js";
 import { doublingSuffixArray, firstDifference, hardFamilies, naiveSuffixArray, randomText, rng } from "./support/inputs.js";
@@ -153,13 +153,26 @@ describe("bwt", () => {
       expect(firstDifference(L, want.bwt), name).toBe(-1);
       if (t.length > 0) expect(got.parts[0].buffer, name).toBe(got.parts[1].buffer); // one buffer: the SA's
     }
-    // the text's first suffix first and last in SA order (primary 1 and n)
-    for (const t of [Uint8Array.of(0, 1, 1), Uint8Array.of(9, 1, 1)]) {
-      const sa = naiveSuffixArray(t);
-      const { L, primary } = bwtOverPlainSuffixArray(t, Uint32Array.from(sa));
-      expect(primary).toBe(naiveBwt(t).primary);
-      expect(firstDifference(L, naiveBwt(t).bwt)).toBe(-1);
+  });
+
+  it("bwtOverPlainSuffixArray streams the SA through windows of the heap: every family, windows of 1 to 4096 entries, in place over the SA", async () => {
+    // with the text's first suffix first and last in SA order (primary 1 and n)
+    const cases = [...inputs, ["primary 1", Uint8Array.of(0, 1, 1)], ["primary n", Uint8Array.of(9, 1, 1)]] as Array<[string, Uint8Array]>;
+    for (const [name, t] of cases) {
+      const want = naiveBwt(t);
+      for (const window of [1, 2, 7, 4096]) {
+        const sa = Uint32Array.from(naiveSuffixArray(t));
+        const { L, primary } = await bwtOverPlainSuffixArray(t, sa, 1, window, 3);
+        expect(primary, `${name}, window ${window}`).toBe(want.primary);
+        expect(L.buffer, name).toBe(sa.buffer);
+        expect(firstDifference(L, want.bwt), `${name}, window ${window}`).toBe(-1);
+      }
     }
+    // blocks on two workers
+    const t = randomText(50_000, 5, 71);
+    const { L, primary } = await bwtOverPlainSuffixArray(t, Uint32Array.from(naiveSuffixArray(t)), 2, 10_000, 1000);
+    expect(primary).toBe(naiveBwt(t).primary);
+    expect(firstDifference(L, naiveBwt(t).bwt)).toBe(-1);
   });
 
   it("rejects a primary index out of range and bytes that are no BWT", async () => {
@@ -176,20 +189,41 @@ describe("bwt", () => {
   it("unbwtLarge (plain arrays, for BWTs over the heap) decodes every family and rejects what unbwt rejects", async () => {
     for (const [name, t] of inputs) {
       const { bwt: L, primary } = naiveBwt(t);
-      expect(firstDifference(unbwtLarge(L, primary), t), name).toBe(-1);
+      // one chain, and chains of about 1 and 16 bytes (many links)
+      for (const bytesPerChain of [1 << 30, 1, 16]) {
+        expect(firstDifference(await unbwtLarge(L, primary, { bytesPerChain }), t), `${name}, ${bytesPerChain}`).toBe(-1);
+      }
     }
     const L = new TextEncoder().encode("annbaa");
-    for (const primary of [0, 7, -1, 2.5]) expect(() => unbwtLarge(L, primary)).toThrow(/primary index .* out of range/);
-    expect(() => unbwtLarge(new TextEncoder().encode("aa"), 1)).toThrow(/not a valid BWT/);
+    for (const primary of [0, 7, -1, 2.5]) await expect(unbwtLarge(L, primary)).rejects.toThrow(/primary index .* out of range/);
+    await expect(unbwtLarge(new TextEncoder().encode("aa"), 1)).rejects.toThrow(/not a valid BWT/);
     // every other primary index of a valid BWT, and random bytes, decode to a single text or are rejected alike
     const random = randomText(2000, 3, 99);
     for (const [bytes, primary] of [[L, 1], [L, 2], [L, 6], [random, 1], [random, 1000]] as [Uint8Array, number][]) {
       let inHeap: Uint8Array | string;
-      let large: Uint8Array | string;
-      try { inHeap = await unbwt(bytes, primary); } catch (e) { inHeap = (e as Error).message; }
-      try { large = unbwtLarge(bytes, primary); } catch (e) { large = (e as Error).message; }
-      expect(large, `primary ${primary}`).toEqual(inHeap);
+      for (const bytesPerChain of [1 << 30, 1, 7]) {
+        let large: Uint8Array | string;
+        try { inHeap = await unbwt(bytes, primary); } catch (e) { inHeap = (e as Error).message; }
+        try { large = await unbwtLarge(bytes, primary, { bytesPerChain }); } catch (e) { large = (e as Error).message; }
+        expect(large, `primary ${primary}, ${bytesPerChain}`).toEqual(inHeap);
+      }
     }
+    // chains walked on two workers
+    const t = randomText(300_000, 9, 73);
+    const { bwt: L2, primary: p2 } = naiveBwt(t);
+    expect(firstDifference(await unbwtLarge(L2, p2, { threads: 2, bytesPerChain: 100, minBlockRows: 1000 }), t)).toBe(-1);
+    // L given to be overwritten, in a SharedArrayBuffer
+    const own = new Uint8Array(new SharedArrayBuffer(L2.length));
+    own.set(L2);
+    expect(firstDifference(await unbwtLarge(own, p2, { overwrite: true, bytesPerChain: 1000 }), t)).toBe(-1);
+    expect(firstDifference(await unbwtLarge(L2, p2, { bytesPerChain: 1000 }), t)).toBe(-1); // L2 untouched
+    // lanes that fill their 64 KiB chunks (about 94 KB each) in the eight-lane loop and in the last chains
+    const long = randomText(3_000_000, 4, 74);
+    const { bwt: L3, primary: p3 } = await bwt(long);
+    for (const bytesPerChain of [20_000, 1 << 30]) {
+      expect(firstDifference(await unbwtLarge(L3, p3, { bytesPerChain }), long), `${bytesPerChain}`).toBe(-1);
+    }
+    expect(firstDifference(await unbwt(L2, p2, { threads: 2 }), t)).toBe(-1);
   });
 });
 
@@ -213,7 +247,22 @@ describe("lcp", () => {
     }
   });
 
-  it("lcpOverSuffixArray takes lcpLarge where the heap has no room for Φ", async () => {
+  it("lcpOverPlainSuffixArray streams the SA through windows of the heap: every family, windows of 1 to 4096 entries, in place over the SA", async () => {
+    for (const [name, t] of inputs) {
+      const want = naiveLcp(t, naiveSuffixArray(t));
+      for (const window of [1, 2, 7, 4096]) {
+        const sa = Uint32Array.from(naiveSuffixArray(t));
+        expect(await lcpOverPlainSuffixArray(t, sa, 1, window, 5), name).toBe(sa);
+        expect(firstDifference(sa, want), `${name}, window ${window}`).toBe(-1);
+      }
+    }
+    const t = randomText(50_000, 3, 72);
+    const sa = Uint32Array.from(naiveSuffixArray(t));
+    await lcpOverPlainSuffixArray(t, sa, 2, 10_000, 1000);
+    expect(firstDifference(sa, naiveLcp(t, naiveSuffixArray(t)))).toBe(-1);
+  });
+
+  it("lcpOverSuffixArray copies the SA out and puts Φ in its place where the heap has no room for Φ", async () => {
     const t = randomText(30_000, 4, 15);
     const want = naiveLcp(t, naiveSuffixArray(t));
     for (const room of [true, false]) {
@@ -222,10 +271,10 @@ describe("lcp", () => {
       heap.u8(textPtr, t.length).set(t);
       const saPtr = heap.alloc(4 * t.length);
       heap.u32(saPtr, t.length).set(naiveSuffixArray(t));
-      const view = room ? heap : (Object.create(heap, { fits: { value: () => false } }) as SharedHeap);
+      const view = room ? heap : (Object.create(heap, { fits: { value: (bytes: number) => bytes < 4 * t.length && heap.fits(bytes) } }) as SharedHeap);
       const used = heap.used;
-      const got = await lcpOverSuffixArray(view, new SequentialExecutor(heap), textPtr, saPtr, t.length);
-      expect(got.byteOffset).toBe(saPtr);
+      const got = await lcpOverSuffixArray(view, new SequentialExecutor(heap), textPtr, saPtr, t.length, 1000, 100);
+      expect(got.buffer === heap.memory.buffer, `room ${room}`).toBe(room);
       expect(firstDifference(got, want), `room ${room}`).toBe(-1);
       expect(heap.used).toBe(used);
     }
@@ -399,7 +448,7 @@ describe("the FM-index built over the SA (texts whose heap has no room for L and
     }
   });
 
-  it("buildIndexLarge (SA in a plain array, for texts over the heap) gives the same image at sample rates 1, 3 and 32", async () => {
+  it("buildIndexLarge (SA in a plain array, for texts over the heap) gives the same image at sample rates 1, 3 and 32 (windows of 7 SA entries at 3)", async () => {
     for (const [name, t] of [["empty", new Uint8Array(0)], ["one", Uint8Array.of(5)], ["random", randomText(20_000, 7, 33)], ...hardFamilies(900, 5)] as Array<[string, Uint8Array]>) {
       const n = t.length;
       const { heap, sequential, textPtr, saPtr } = textInHeap(t, 20, 1 << 22);
@@ -409,7 +458,7 @@ describe("the FM-index built over the SA (texts whose heap has no room for L and
         const inHeap = await buildIndexInHeap(heap, sequential, textPtr, saPtr, n, rate);
         const want = heap.u8(inHeap.ptr, inHeap.layout.fileBytes).slice();
         heap.release(mark);
-        const large = await buildIndexLarge(t, Uint32Array.from(naiveSuffixArray(t)), rate, 2);
+        const large = await buildIndexLarge(t, Uint32Array.from(naiveSuffixArray(t)), rate, 2, rate === 3 ? 7 : undefined);
         expect(firstDifference(large.heap.u8(large.ptr, large.layout.fileBytes), want), `${name}, rate ${rate}`).toBe(-1);
       }
     }

@@ -6,7 +6,7 @@ import { placeForApp, textSource } from "../engine/placement.js";
 import { failure, usageError } from "../errors.js";
 import { bwtOfPlacement, unbwtHeap, unbwtInHeap, unbwtLarge } from "./bwt.js";
 import { lcpOfGivenSuffixArray, lcpOfPlacement } from "./lcp.js";
-import { checkThreads as checkThreadCount, SequentialExecutor } from "../cpu/executor.js";
+import { checkThreads as checkThreadCount, createExecutor } from "../cpu/executor.js";
 import { acquireGpu, resolveGpuMode, type GpuContext, type GpuMode } from "../gpu/device.js";
 import { DeviceFMIndex } from "../gpu/apps/fm-search.js";
 import { DEFAULT_SAMPLE_RATE, FMIndexImage, indexOfPlacement, MAX_SAMPLE_RATE, searchPatterns, type SearchResult } from "./fmindex.js";
@@ -48,16 +48,21 @@ export async function bwt(text: Text, options: AppOptions = {}): Promise<BwtOutp
   return { bwt: out, primary };
 }
 
-/** The text whose BWT is `bwt` with primary index `primary`; rejects an invalid pair. */
-export async function unbwt(bwtBytes: Uint8Array, primary: number): Promise<Uint8Array> {
+/**
+ * The text whose BWT is `bwt` with primary index `primary`; rejects an invalid pair. `threads`
+ * (default 1) workers walk the decoding chains.
+ */
+export async function unbwt(bwtBytes: Uint8Array, primary: number, options: { threads?: number } = {}): Promise<Uint8Array> {
   const bytes = toBytes(bwtBytes, "bwt");
   if (typeof primary !== "number") throw usageError("primary must be a number");
+  const { threads } = checkThreads(options);
   const n = bytes.length;
   const heap = unbwtHeap(n);
-  if (heap === undefined) return unbwtLarge(bytes, primary);
+  if (heap === undefined) return unbwtLarge(bytes, primary, { threads });
   const bwtPtr = heap.alloc(n);
   heap.u8(bwtPtr, n).set(bytes);
-  await unbwtInHeap(heap, new SequentialExecutor(heap), bwtPtr, n, primary, bwtPtr);
+  const executor = createExecutor(heap, threads);
+  await unbwtInHeap(heap, executor, bwtPtr, n, primary, bwtPtr).finally(() => executor.close());
   return heap.u8(bwtPtr, n).slice();
 }
 

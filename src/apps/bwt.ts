@@ -4,12 +4,16 @@
 // byte before row r's suffix; the row of the whole text (suffix 0) has none: it is dropped from L and
 // its row number is the primary index. banana -> "annbaa", primary 4. For n = 0 the BWT is empty
 // and the primary index 0. File format (.bwt): primary index as u64 little-endian, then the n bytes.
-import { MAX_HEAP_BYTES, SharedHeap } from "../cpu/memory.js";
+import { MAX_HEAP_BYTES, SharedHeap, sharedCopy } from "../cpu/memory.js";
 import { buildLarge, buildPlaced, type BuildOptions, type BuildResult, type PlacedText } from "../engine/build.js";
 import { placementOptions, type Placement } from "../engine/placement.js";
 import { suffixArrayOf, type SuffixSorter } from "../engine/registry.js";
 import { failure } from "../errors.js";
+import { PhaseClock } from "../cpu/trace.js";
 import { splitRange, TASKS_PER_THREAD } from "./blocks.js";
+import { forEachWindow, SA_WINDOW_ENTRIES } from "./windows.js";
+import { createExecutor, defaultThreads, plainStepPool } from "../cpu/executor.js";
+import { copyChain, rowCounts, scatterPsi, START_BIT, walkChains, type ChainWalk } from "./chains.js";
 import type { Executor } from "../cpu/executor.js";
 import { bwtOnDevice, bwtWords } from "../gpu/apps/bwt.js";
 
@@ -157,7 +161,7 @@ export async function bwtLarge(text: Uint8Array, options: BuildOptions = {}, sor
     : { bwt: undefined, built: await buildLarge(text, options, sorter) };
   if (bwt !== undefined) return bwt;
   const t0 = performance.now();
-  const { L, primary } = bwtOverPlainSuffixArray(text, built.sa);
+  const { L, primary } = await bwtOverPlainSuffixArray(text, built.sa, options.threads ?? defaultThreads());
   return { primary, parts: [L.subarray(0, primary), L.subarray(primary)], saSeconds: built.seconds, bwtSeconds: (performance.now() - t0) / 1000 };
 }
 
@@ -174,23 +178,58 @@ export async function bwtOfPlacement(placement: Placement, options: BuildOptions
 
 /**
  * L without the primary row (n bytes), written over the first n bytes of `sa`'s buffer, and the
- * primary index. The byte of row k + 1 (from SA[k]) goes to offset k + 1 or k, inside entries
- * up to k, which are read by then; SA[0] is read before row 0 (T[n-1]) is written over it.
+ * primary index, for an SA in a plain array (the large paths): the text in a heap of its own (n
+ * bytes and a window), the SA streamed through it (rowsFromPlainSuffixArray) on `threads` workers.
+ * A window's rows k + 1 land at bytes up to b <= its last entry, whose entries are read by then; row
+ * 0 (T[n-1]) goes last over entry 0. (Tests lower `windowEntries` and `minBlockRows`.)
  */
-export function bwtOverPlainSuffixArray(text: Uint8Array, sa: Uint32Array): { L: Uint8Array; primary: number } {
+export async function bwtOverPlainSuffixArray(
+  text: Uint8Array, sa: Uint32Array, threads: number, windowEntries = SA_WINDOW_ENTRIES, minBlockRows = MIN_BLOCK_ROWS,
+): Promise<{ L: Uint8Array; primary: number }> {
   const n = text.length;
   const L = new Uint8Array(sa.buffer, sa.byteOffset, n);
   if (n === 0) return { L, primary: 0 };
-  let primary = 0;
-  let w = 1;
-  const first = sa[0];
-  L[0] = text[n - 1];
-  for (let k = 0; k < n; k++) {
-    const s = k === 0 ? first : sa[k];
-    if (s === 0) primary = k + 1;
-    else L[w++] = text[s - 1];
+  const w = Math.min(n, windowEntries);
+  const heap = new SharedHeap(64 + n + 5 * w + 3 * 64);
+  const textPtr = heap.alloc(n);
+  heap.u8(textPtr, n).set(text);
+  const window = heap.alloc(4 * w);
+  const rows = heap.alloc(w + 1);
+  const runner = createExecutor(heap, threads);
+  try {
+    const primary = await rowsFromPlainSuffixArray(heap, runner, textPtr, sa, window, w, (a) => rows - a, (a, b, primary) => {
+      // rows a + 1..b, at rows + 1; the primary row is no part of L
+      const got = heap.u8(rows + 1, b - a);
+      if (primary === 0 || primary > b) L.set(got, a + 1);
+      else if (primary > a) {
+        L.set(got.subarray(0, primary - a - 1), a + 1);
+        L.set(got.subarray(primary - a), primary);
+      } else L.set(got, a);
+    }, minBlockRows);
+    L[0] = text[n - 1];
+    return { L, primary };
+  } finally {
+    await runner.close();
   }
-  return { L, primary };
+}
+
+/**
+ * Rows 1..n of L (row k + 1 from SA[k], the primary row's byte 0) from an SA in a plain array,
+ * streamed through `window` (w entries) in the heap of the text at textPtr: window [a, b)'s rows land
+ * at out(a) + k + 1 (u32 arithmetic), then `landed(a, b, primary so far)` runs. Returns the primary
+ * index (0 for an empty SA).
+ */
+export async function rowsFromPlainSuffixArray(
+  heap: SharedHeap, runner: Executor, textPtr: number, sa: Uint32Array, window: number, w: number,
+  out: (a: number) => number, landed: (a: number, b: number, primary: number) => void, minBlockRows = MIN_BLOCK_ROWS,
+): Promise<number> {
+  let primary = 0;
+  await forEachWindow(heap.memory, sa, window, w, async (a, b, base) => {
+    primary = Math.max(primary, await gatherRows(runner, textPtr, base, out(a), a, b, minBlockRows));
+    landed(a, b, primary);
+  });
+  if (primary === 0 && sa.length > 0) throw new Error("sufsort: the SA has no entry 0");
+  return primary;
 }
 
 /** Checks a primary index against the BWT length (a failure: it came from a file or a caller). */
@@ -209,37 +248,104 @@ interface UnbwtKernels {
 
 const NOT_A_BWT = "the input is not a valid BWT (it does not decode to a single text)";
 
+export interface UnbwtLargeOptions {
+  /** Workers (default 1). */
+  threads?: number;
+  /** L lies in a SharedArrayBuffer and may be overwritten (it then holds F); else it is copied. */
+  overwrite?: boolean;
+  /** Tests: the mean chain length aimed at, and the fewest rows of a block of psi's build. */
+  bytesPerChain?: number;
+  minBlockRows?: number;
+}
+
 /**
  * Inverts a BWT too large for the WebAssembly memory (unbwtHeapBytes(n) over 4 GiB), in plain
- * arrays on one thread: psi as unbwtInHeap builds it, then one walk from the primary row (about
- * 4n + 3n bytes beyond L; each step a random load, so far slower per byte than the chains).
+ * shared arrays on `threads` workers (chains.ts): psi as unbwtInHeap builds it (counts and scatter by
+ * blocks of rows), then its cycle cut into chains at evenly spaced rows, walked, and linked in text
+ * order as unbwtInHeap links them (about 4n + 2n bytes beyond L, and L's copy unless `overwrite`).
  */
-export function unbwtLarge(L: Uint8Array, primary: number): Uint8Array {
+export async function unbwtLarge(L: Uint8Array, primary: number, options: UnbwtLargeOptions = {}): Promise<Uint8Array> {
+  const { threads = 1, overwrite = false, bytesPerChain = BYTES_PER_CHAIN, minBlockRows = MIN_BLOCK_ROWS } = options;
   const n = L.length;
   checkPrimary(n, primary);
+  if (n === 0) return new Uint8Array(0);
+  const clock = new PhaseClock("unbwtLarge");
+  const rows = n + 1;
+  const pool = threads > 1 ? plainStepPool(threads) : undefined;
+  const run = async <A, R>(step: string, fn: (args: A) => R, tasks: A[]): Promise<R[]> =>
+    pool === undefined || tasks.length === 1 ? tasks.map(fn) : Promise.all(tasks.map((args) => pool.run({ step, args }) as Promise<R>));
+  try {
+    const shared = overwrite && L.buffer instanceof SharedArrayBuffer ? L : sharedCopy(L);
+    // psi by blocks of rows: their byte counts, then each block's first slot per byte, then the scatter
+    const blocks = splitRange(rows, threads * TASKS_PER_THREAD, minBlockRows).map(([r0, r1]) => ({ L: shared, primary, r0, r1 }));
+    const counts = await run("rowCounts", rowCounts, blocks);
+    const C = new Uint32Array(257);
+    const firsts = counts.map(() => new Uint32Array(new SharedArrayBuffer(1024)));
+    let sum = 1; // row 0 is the $ row
+    for (let c = 0; c < 256; c++) {
+      C[c] = sum;
+      counts.forEach((block, b) => {
+        firsts[b][c] = sum;
+        sum += block[c];
+      });
+    }
+    C[256] = sum;
+    const psi = new Uint32Array(new SharedArrayBuffer(4 * rows));
+    psi[0] = primary;
+    await run("scatterPsi", scatterPsi, blocks.map((block, b) => ({ ...block, psi, next: firsts[b] })));
+    return await decodeChains(psi, shared, C, primary, n, threads, bytesPerChain, clock, run);
+  } finally {
+    await pool?.destroy();
+  }
+}
+
+/** unbwtLarge's walk: psi's cycle cut into chains at evenly spaced rows, walked on the pool (`run`), and linked in text order. */
+async function decodeChains(
+  psi: Uint32Array, L: Uint8Array, C: Uint32Array, primary: number, n: number, threads: number, bytesPerChain: number, clock: PhaseClock,
+  run: <A, R>(step: string, fn: (args: A) => R, tasks: A[]) => Promise<R[]>,
+): Promise<Uint8Array> {
+  const rows = n + 1;
+  // F[r - 1], the first byte of row r's suffix, over L's bytes: L is read no more
+  const F = L;
+  for (let c = 0; c < 256; c++) F.fill(c, C[c] - 1, C[c + 1] - 1);
+  const chainCount0 = Math.min(MAX_CHAINS, Math.max(1, Math.ceil(n / bytesPerChain)));
+  const startSet = new Set<number>([primary]);
+  for (let j = 0; j < chainCount0; j++) startSet.add(1 + Math.floor((j * n) / chainCount0));
+  const starts = Uint32Array.from(startSet).sort();
+  for (const s of starts) psi[s] |= START_BIT;
+  const chains = starts.length;
+  clock.lap("psi");
+
+  const tasks: ChainWalk[] = splitRange(chains, threads * TASKS_PER_THREAD, 1).map(([first, last]) => ({
+    psi, F, starts, first, last, maxSteps: n,
+  }));
+  const walked = await run("walkChains", walkChains, tasks);
+  if (walked.some((w) => w.overrun)) throw failure(NOT_A_BWT);
+  clock.lap("walk");
+
+  // Link the chains in text order, then copy each one's bytes into place.
+  const chainOf = new Map<number, number>();
+  starts.forEach((s, j) => chainOf.set(s, j));
+  const taskOf = new Uint32Array(chains);
+  tasks.forEach((t, i) => taskOf.fill(i, t.first, t.last));
   const text = new Uint8Array(n);
-  if (n === 0) return text;
-  const next = new Float64Array(257);
-  for (let i = 0; i < n; i++) next[L[i] + 1]++;
-  next[0] = 1; // row 0 is the $ row
-  for (let c = 1; c <= 256; c++) next[c] += next[c - 1];
-  // F: the first byte of each row's suffix (row 0, the $ row, is never read).
-  const F = new Uint8Array(n + 1);
-  for (let c = 0; c < 256; c++) F.fill(c, next[c], next[c + 1]);
-  const psi = new Uint32Array(n + 1);
-  psi[0] = primary;
-  for (let r = 0; r <= n; r++) {
-    if (r === primary) continue;
-    const c = L[r < primary ? r : r - 1];
-    psi[next[c]++] = r;
+  let at = 0;
+  let count = 0;
+  for (let j = chainOf.get(primary)!; ; ) {
+    const w = walked[taskOf[j]];
+    const local = j - tasks[taskOf[j]].first;
+    const length = w.lengths[local];
+    if (at + length > n) throw failure(NOT_A_BWT);
+    copyChain(w, local, text, at);
+    at += length;
+    count++;
+    const end = w.ends[local];
+    if (end === 0 || count > chains) break;
+    j = chainOf.get(end)!;
   }
-  let row = primary;
-  for (let i = 0; i < n; i++) {
-    if (row === 0) throw failure(NOT_A_BWT);
-    text[i] = F[row];
-    row = psi[row];
-  }
-  if (row !== 0) throw failure(NOT_A_BWT);
+  if (count !== chains || at !== n) throw failure(NOT_A_BWT);
+  clock.lap("link");
+  clock.line(`${chains} chains, ${threads} threads`);
   return text;
 }
 

@@ -26,7 +26,8 @@ import { instantiate, type Kernels } from "../cpu/wasm.js";
 import { failure, limitError } from "../errors.js";
 import { splitRange, TASKS_PER_THREAD } from "./blocks.js";
 import { createExecutor, SequentialExecutor, type Executor } from "../cpu/executor.js";
-import { bwtFromSAInHeap, bwtOverPlainSuffixArray, bwtOverSuffixArray } from "./bwt.js";
+import { bwtFromSAInHeap, bwtOverSuffixArray, rowsFromPlainSuffixArray } from "./bwt.js";
+import { SA_WINDOW_ENTRIES } from "./windows.js";
 import type { BuildOptions } from "../engine/build.js";
 import { buildOfPlacement, type Placement } from "../engine/placement.js";
 
@@ -286,6 +287,11 @@ function marksBytesOf(layout: Pick<FMLayout, "blockCount" | "blockRows">): numbe
   return align((layout.blockCount * layout.blockRows) / 8, 64) + 64;
 }
 
+/** buildIndexLarge's image region: the image, and before it the text and a window of w SA entries. */
+function imageRegionBytes(n: number, fileBytes: number, w: number): number {
+  return Math.max(fileBytes, align(n, 64) + 4 * w);
+}
+
 /**
  * The byte counts, layout and heap of buildIndexLarge for `text`; a one-line limit error where L,
  * the marks and the image do not fit one 4 GiB heap (callers check before building the SA).
@@ -295,7 +301,7 @@ export function largeIndexShape(text: Uint8Array, sampleRate: number): { counts:
   const counts = new Uint32Array(256);
   for (let i = 0; i < n; i++) counts[text[i]]++;
   const shape = fmLayout(n, alphabetOf(counts), sampleRate, 0);
-  const heapBytes = 64 + align(n + 1, 64) + marksBytesOf(shape) + 64 + shape.fileBytes + 64 + (1 << 20);
+  const heapBytes = 64 + align(n + 1, 64) + marksBytesOf(shape) + 64 + imageRegionBytes(n, shape.fileBytes, Math.min(n, SA_WINDOW_ENTRIES)) + 64 + (1 << 20);
   if (heapBytes > MAX_HEAP_BYTES) {
     throw limitError(`input is ${n} bytes; its FM-index needs ${heapBytes} bytes of WebAssembly memory for L, the sampled rows and the image (over the 4 GiB limit)`);
   }
@@ -304,15 +310,18 @@ export function largeIndexShape(text: Uint8Array, sampleRate: number): { counts:
 
 /**
  * The index image of a text too large for the WebAssembly memory, from its SA in plain arrays
- * (buildLarge's): the marks and samples read off the SA, L written over the SA's own bytes, then L,
- * the marks and the image in a heap of their own (about n + n/8 + the image: to about 1.2 GB at the
- * default sample rate), its blocks filled by `threads` workers. Returns that heap's image.
+ * (buildLarge's): the marks and samples read off the SA, then L, the marks and the image in a heap
+ * of their own (about n + n/8 + the image: to about 1.2 GB at the default sample rate). L's rows are
+ * gathered from the SA streamed through the heap, with the text where the image will be; the blocks
+ * are filled by `threads` workers. Returns that heap's image.
  */
-export async function buildIndexLarge(text: Uint8Array, sa: Uint32Array, sampleRate: number, threads: number): Promise<{ heap: SharedHeap; ptr: number; layout: FMLayout }> {
+export async function buildIndexLarge(
+  text: Uint8Array, sa: Uint32Array, sampleRate: number, threads: number, windowEntries = SA_WINDOW_ENTRIES,
+): Promise<{ heap: SharedHeap; ptr: number; layout: FMLayout }> {
   const n = text.length;
   const rows = n + 1;
   const { counts, shape, heapBytes } = largeIndexShape(text, sampleRate);
-  // marks and samples before L overwrites the SA (as fmMarkRows and fmGatherSamples do in a heap)
+  // marks and samples read off the SA (as fmMarkRows and fmGatherSamples do in a heap)
   const marks = new Uint32Array(marksBytesOf(shape) / 4);
   const samples = new Uint32Array(shape.sampleCount);
   let k = 0;
@@ -324,18 +333,23 @@ export async function buildIndexLarge(text: Uint8Array, sa: Uint32Array, sampleR
     }
   }
   if (k !== shape.sampleCount) throw new Error("sufsort: the SA's sampled rows do not match the sample count");
-  const { L, primary } = bwtOverPlainSuffixArray(text, sa);
   const heap = new SharedHeap(heapBytes);
   // L as the kernels read it: rows 0..n, the primary row's byte a placeholder
   const bwt = heap.alloc(rows);
-  heap.u8(bwt, primary).set(L.subarray(0, primary));
-  heap.u8(bwt + primary + 1, n - primary).set(L.subarray(primary));
   const marksPtr = heap.alloc(marks.byteLength);
   heap.u32(marksPtr, marks.length).set(marks);
-  const ptr = heap.alloc(shape.fileBytes, 64);
+  // the image's region holds the text and the SA's window first (imageRegionBytes)
+  const w = Math.min(n, windowEntries);
+  const region = imageRegionBytes(n, shape.fileBytes, w);
+  const ptr = heap.alloc(region, 64);
   const mark = heap.used;
   const executor = createExecutor(heap, threads);
   try {
+    // L's rows straight from the SA, streamed through the window (the SA is left as it was)
+    heap.u8(ptr, n).set(text);
+    const primary = await rowsFromPlainSuffixArray(heap, executor, ptr, sa, ptr + align(n, 64), w, () => bwt, () => {}, MIN_FILL_ROWS);
+    if (n > 0) heap.u8(bwt, 1)[0] = text[n - 1];
+    heap.u8(ptr, region).fill(0); // the image as a fresh heap has it
     const layout = await fillImage(heap, executor, ptr, n, sampleRate, counts, primary, bwt, marksPtr, samples, MIN_FILL_ROWS);
     heap.release(mark);
     return { heap, ptr, layout };

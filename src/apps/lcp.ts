@@ -5,7 +5,8 @@ import type { BuildOptions } from "../engine/build.js";
 import { buildOfPlacement, type Placement, type TextSource } from "../engine/placement.js";
 import { verifyInHeap } from "../engine/verify.js";
 import { verifyLarge } from "../engine/verify-large.js";
-import { createExecutor } from "../cpu/executor.js";
+import { createExecutor, defaultThreads } from "../cpu/executor.js";
+import { forEachWindow, SA_WINDOW_ENTRIES } from "./windows.js";
 import { splitRange, TASKS_PER_THREAD } from "./blocks.js";
 import type { Executor } from "../cpu/executor.js";
 
@@ -35,9 +36,9 @@ export async function lcpInHeap(
 }
 
 /**
- * The LCP array where Φ does not fit the WebAssembly memory beside the text and SA (about 9n bytes
- * in all, so over about 477 MB): asm/lcp.ts's three steps in plain arrays on one thread, Φ (4n
- * bytes) outside the heap. `text` and `sa` may be views into a heap; the LCP is written over `sa`.
+ * The LCP array where not even the text and Φ fit the WebAssembly memory (about 5n bytes, so over
+ * about 850 MB): asm/lcp.ts's three steps in plain arrays on one thread, Φ (4n bytes) outside the
+ * heap. `text` and `sa` may be views into a heap; the LCP is written over `sa`.
  */
 export function lcpLarge(text: Uint8Array, sa: Uint32Array): Uint32Array {
   const n = text.length;
@@ -61,24 +62,98 @@ export function lcpLarge(text: Uint8Array, sa: Uint32Array): Uint32Array {
   return sa;
 }
 
-/** The LCP array of a text and SA in `heap`, written over the SA: in the heap when Φ fits there, else by lcpLarge. */
-export async function lcpOverSuffixArray(heap: SharedHeap, runner: Executor, textPtr: number, saPtr: number, n: number): Promise<Uint32Array> {
-  if (heap.fits(4 * n)) await lcpInHeap(heap, runner, textPtr, saPtr, n, saPtr);
-  else lcpLarge(heap.u8(textPtr, n), heap.u32(saPtr, n));
-  return heap.u32(saPtr, n);
+/**
+ * lcpInHeap's three steps for an SA in a plain array: text (textPtr) and Φ (phi, 4n bytes) in the
+ * heap, the SA streamed through `window` (room for w + 1 entries) for steps 1 and 3, the LCP
+ * written over the plain SA.
+ */
+async function lcpByWindows(
+  heap: SharedHeap, runner: Executor, textPtr: number, phi: number, sa: Uint32Array, window: number, w: number, minBlock: number,
+): Promise<void> {
+  const n = sa.length;
+  const parts = runner.threads * TASKS_PER_THREAD;
+  const blocksOf = (a: number, b: number) => splitRange(b - a, parts, minBlock).map(([k0, k1]) => [a + k0, a + k1]);
+  await forEachWindow(heap.memory, sa, window, w, async (a, b, base) => {
+    await runner.map("phiFromSA", blocksOf(a, b).map(([k0, k1]) => [base, n, phi, k0, k1]));
+  }, { previous: true });
+  await runner.map("plcpFromPhi", blocksOf(0, n).map(([i0, i1]) => [textPtr, n, phi, i0, i1]));
+  await forEachWindow(heap.memory, sa, window, w, async (a, b, base) => {
+    await runner.map("lcpFromPlcp", blocksOf(a, b).map(([k0, k1]) => [base, phi, base, k0, k1]));
+  }, { writeBack: true });
+}
+
+/** Heap bytes of lcpOverPlainSuffixArray: the text, Φ and a window of w + 1 SA entries. */
+function plainLcpHeapBytes(n: number, w: number): number {
+  return 64 + align64(n) + 4 * n + 64 + 4 * (w + 1) + 64;
+}
+
+function align64(bytes: number): number {
+  return Math.ceil(bytes / 64) * 64;
+}
+
+/**
+ * The LCP array of a text and an SA in a plain array, written over the SA (returned): the text and
+ * Φ in a heap of their own (about 5n bytes, so to about 850 MB) on `threads` workers, the SA
+ * streamed through it; past that, lcpLarge. (Tests lower `windowEntries` and `minBlock`.)
+ */
+export async function lcpOverPlainSuffixArray(
+  text: Uint8Array, sa: Uint32Array, threads: number, windowEntries = SA_WINDOW_ENTRIES, minBlock = MIN_BLOCK,
+): Promise<Uint32Array> {
+  const n = text.length;
+  if (n === 0) return sa;
+  const w = Math.min(n, windowEntries);
+  if (plainLcpHeapBytes(n, w) > MAX_HEAP_BYTES) return lcpLarge(text, sa);
+  const heap = new SharedHeap(plainLcpHeapBytes(n, w));
+  const textPtr = heap.alloc(n);
+  heap.u8(textPtr, n).set(text);
+  const phi = heap.alloc(4 * n);
+  const window = heap.alloc(4 * (w + 1));
+  const runner = createExecutor(heap, threads);
+  try {
+    await lcpByWindows(heap, runner, textPtr, phi, sa, window, w, minBlock);
+    return sa;
+  } finally {
+    await runner.close();
+  }
+}
+
+/**
+ * The LCP array of a text and SA in `heap`: in the heap, over the SA, when Φ fits there; else the SA
+ * is copied out to a plain array, Φ takes its place, and the LCP is written over the copy
+ * (lcpByWindows). Returns the array that holds it.
+ */
+export async function lcpOverSuffixArray(
+  heap: SharedHeap, runner: Executor, textPtr: number, saPtr: number, n: number, windowEntries = SA_WINDOW_ENTRIES, minBlock = MIN_BLOCK,
+): Promise<Uint32Array> {
+  if (heap.fits(4 * n)) {
+    await lcpInHeap(heap, runner, textPtr, saPtr, n, saPtr, minBlock);
+    return heap.u32(saPtr, n);
+  }
+  const sa = heap.u32(saPtr, n).slice();
+  const w = Math.max(1, Math.min(n, windowEntries, Math.floor((MAX_HEAP_BYTES - heap.used - 128) / 4) - 1));
+  if (!heap.fits(4 * (w + 1))) return lcpLarge(heap.u8(textPtr, n), sa);
+  const mark = heap.used;
+  try {
+    await lcpByWindows(heap, runner, textPtr, saPtr, sa, heap.alloc(4 * (w + 1)), w, minBlock);
+    return sa;
+  } finally {
+    heap.release(mark);
+  }
 }
 
 /**
  * The LCP array of a placed text (placeForApp): its SA built where the text lies (buildOfPlacement),
- * then the LCP written over it, by lcpOverSuffixArray in the heap or lcpLarge past it. The result is
- * a view of the SA's array; the placement is closed after.
+ * then the LCP written over it: by lcpOverSuffixArray in the heap, or lcpOverPlainSuffixArray past it.
+ * The placement is closed after.
  */
 export async function lcpOfPlacement(placement: Placement, options: BuildOptions = {}): Promise<Uint32Array> {
   try {
     const { sa } = await buildOfPlacement(placement, options);
     options.onProgress?.("lcp", 0);
     const { placed } = placement;
-    return placed !== undefined ? await lcpOverSuffixArray(placed.heap, placed.executor, placed.textPtr, sa.byteOffset, placed.n) : lcpLarge(placement.large!, sa);
+    return placed !== undefined
+      ? await lcpOverSuffixArray(placed.heap, placed.executor, placed.textPtr, sa.byteOffset, placed.n)
+      : await lcpOverPlainSuffixArray(placement.large!, sa, options.threads ?? defaultThreads());
   } finally {
     await placement.close();
   }
@@ -87,8 +162,8 @@ export async function lcpOfPlacement(placement: Placement, options: BuildOptions
 /**
  * The LCP array of a text and a given SA (its 4n bytes from `saBytes`), once the linear verifier
  * accepts the SA (else `notTheSA(why)` is thrown): text, SA and Φ in a heap of their own when they
- * fit it (about 9n bytes), on `threads` workers; else in plain arrays (verifyLarge, lcpLarge), the
- * text taken where it lies in memory already. The result is a view of the SA's array, a fresh one.
+ * fit it (about 9n bytes), on `threads` workers; else in plain arrays (verifyLarge,
+ * lcpOverPlainSuffixArray), the text taken where it lies in memory already. The result is a fresh array.
  */
 export async function lcpOfGivenSuffixArray(
   text: TextSource, saBytes: TextSource, threads: number, notTheSA: (why: string) => Error, onProgress?: BuildOptions["onProgress"],
@@ -107,7 +182,7 @@ export async function lcpOfGivenSuffixArray(
     const verdict = verifyLarge(plain, sa);
     if (!verdict.ok) throw notTheSA(verdict.message);
     onProgress?.("lcp", 0);
-    return lcpLarge(plain, sa);
+    return lcpOverPlainSuffixArray(plain, sa, threads);
   }
   const heap = new SharedHeap(heapBytes);
   const textPtr = heap.alloc(n);

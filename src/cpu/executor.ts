@@ -232,6 +232,21 @@ export class PiscinaExecutor implements Executor {
   }
 }
 
+/**
+ * A piscina pool of `threads` workers that run TypeScript steps over plain shared arrays
+ * (workers/plain.ts), for the large paths beyond the WebAssembly memory. The caller destroys it.
+ */
+export function plainStepPool(threads: number): Piscina {
+  checkWorkerAddressSpace(threads);
+  return new (piscinaClass())({
+    filename: packagePath("dist", "workers", "plain.js"),
+    minThreads: threads,
+    maxThreads: threads,
+    idleTimeout: Infinity,
+    execArgv: workerExecArgv(),
+  });
+}
+
 const NO_REQUIRE_ESM = "--no-experimental-require-module";
 
 /**

@@ -9,6 +9,13 @@ export const PAGE_BYTES = 65536;
 export const MAX_PAGES = 65536;
 export const MAX_HEAP_BYTES = MAX_PAGES * PAGE_BYTES;
 
+/** A copy of `bytes` in a SharedArrayBuffer, which workers can read. */
+export function sharedCopy(bytes: Uint8Array): Uint8Array {
+  const copy = new Uint8Array(new SharedArrayBuffer(bytes.length));
+  copy.set(bytes);
+  return copy;
+}
+
 /** A shared WebAssembly.Memory with a bump allocator over it. */
 export class SharedHeap {
   readonly memory: WebAssembly.Memory;

@@ -52,9 +52,9 @@ Options:
       }
       // In place in the heap (the chains, on every thread) when it fits, else in plain arrays.
       heap = unbwtHeap(n);
-      // plain arrays: the BWT, then the text, F and psi (apps/bwt.ts unbwtLarge): 7n bytes
+      // plain arrays: the BWT (then F), psi, the walked chains and the text (apps/bwt.ts unbwtLarge): 7n bytes
       if (heap === undefined) checkMemory(n, 7 * n, "unbwt (beyond the 4 GiB WebAssembly memory)");
-      bytes = heap ? heap.u8(heap.alloc(n), n) : new Uint8Array(n);
+      bytes = heap ? heap.u8(heap.alloc(n), n) : new Uint8Array(new SharedArrayBuffer(n)); // shared: the workers read it
       file.read(bytes, BWT_HEADER_BYTES);
     } finally {
       file.close();
@@ -66,7 +66,7 @@ Options:
         const executor = createExecutor(heap, threads);
         await unbwtInHeap(heap, executor, bytes.byteOffset, n, primary, bytes.byteOffset).finally(() => executor.close());
       } else {
-        text = unbwtLarge(bytes, primary);
+        text = await unbwtLarge(bytes, primary, { threads, overwrite: true });
       }
     } catch (e) {
       if (e instanceof Error && e.name === "SufsortError") throw failure(`'${input}': ${e.message}`);

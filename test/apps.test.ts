@@ -242,8 +242,19 @@ describe("lcp", () => {
       const sa = naiveSuffixArray(t);
       const want = naiveLcp(t, sa);
       const copy = Uint32Array.from(sa);
-      expect(lcpLarge(t, copy), name).toBe(copy);
+      expect(await lcpLarge(t, copy), name).toBe(copy);
       expect(firstDifference(copy, want), name).toBe(-1);
+    }
+    // blocks on two workers: the SA in a SharedArrayBuffer, the text in one or copied into one
+    const t = randomText(60_000, 3, 75);
+    const want = naiveLcp(t, naiveSuffixArray(t));
+    for (const sharedText of [true, false]) {
+      const sa = new Uint32Array(new SharedArrayBuffer(4 * t.length));
+      sa.set(naiveSuffixArray(t));
+      const text = sharedText ? new Uint8Array(new SharedArrayBuffer(t.length)) : t;
+      text.set(t);
+      await lcpLarge(text, sa, 2, 5000);
+      expect(firstDifference(sa, want), `shared text ${sharedText}`).toBe(-1);
     }
   });
 

@@ -4,7 +4,7 @@
 // byte before row r's suffix; the row of the whole text (suffix 0) has none: it is dropped from L and
 // its row number is the primary index. banana -> "annbaa", primary 4. For n = 0 the BWT is empty
 // and the primary index 0. File format (.bwt): primary index as u64 little-endian, then the n bytes.
-import { MAX_HEAP_BYTES, SharedHeap, sharedCopy } from "../cpu/memory.js";
+import { collectGarbage, MAX_HEAP_BYTES, SharedHeap, sharedCopy } from "../cpu/memory.js";
 import { buildLarge, buildPlaced, type BuildOptions, type BuildResult, type PlacedText } from "../engine/build.js";
 import { placementOptions, type Placement } from "../engine/placement.js";
 import { suffixArrayOf, type SuffixSorter } from "../engine/registry.js";
@@ -12,7 +12,7 @@ import { failure } from "../errors.js";
 import { PhaseClock } from "../cpu/trace.js";
 import { splitRange, TASKS_PER_THREAD } from "./blocks.js";
 import { forEachWindow, SA_WINDOW_ENTRIES } from "./windows.js";
-import { createExecutor, defaultThreads, plainStepPool } from "../cpu/executor.js";
+import { createExecutor, defaultThreads, PlainSteps } from "../cpu/executor.js";
 import { copyChain, rowCounts, scatterPsi, START_BIT, walkChains, type ChainWalk } from "./chains.js";
 import type { Executor } from "../cpu/executor.js";
 import { bwtOnDevice, bwtWords } from "../gpu/apps/bwt.js";
@@ -190,6 +190,7 @@ export async function bwtOverPlainSuffixArray(
   const L = new Uint8Array(sa.buffer, sa.byteOffset, n);
   if (n === 0) return { L, primary: 0 };
   const w = Math.min(n, windowEntries);
+  await collectGarbage(); // the SA's build's arrays, before the text's heap
   const heap = new SharedHeap(64 + n + 5 * w + 3 * 64);
   const textPtr = heap.alloc(n);
   heap.u8(textPtr, n).set(text);
@@ -269,16 +270,15 @@ export async function unbwtLarge(L: Uint8Array, primary: number, options: UnbwtL
   const n = L.length;
   checkPrimary(n, primary);
   if (n === 0) return new Uint8Array(0);
+  await collectGarbage(); // what earlier large steps dropped, before psi's 4n bytes
   const clock = new PhaseClock("unbwtLarge");
   const rows = n + 1;
-  const pool = threads > 1 ? plainStepPool(threads) : undefined;
-  const run = async <A, R>(step: string, fn: (args: A) => R, tasks: A[]): Promise<R[]> =>
-    pool === undefined || tasks.length === 1 ? tasks.map(fn) : Promise.all(tasks.map((args) => pool.run({ step, args }) as Promise<R>));
+  const steps = new PlainSteps(threads);
   try {
     const shared = overwrite && L.buffer instanceof SharedArrayBuffer ? L : sharedCopy(L);
     // psi by blocks of rows: their byte counts, then each block's first slot per byte, then the scatter
     const blocks = splitRange(rows, threads * TASKS_PER_THREAD, minBlockRows).map(([r0, r1]) => ({ L: shared, primary, r0, r1 }));
-    const counts = await run("rowCounts", rowCounts, blocks);
+    const counts = await steps.map("rowCounts", rowCounts, blocks);
     const C = new Uint32Array(257);
     const firsts = counts.map(() => new Uint32Array(new SharedArrayBuffer(1024)));
     let sum = 1; // row 0 is the $ row
@@ -292,18 +292,18 @@ export async function unbwtLarge(L: Uint8Array, primary: number, options: UnbwtL
     C[256] = sum;
     const psi = new Uint32Array(new SharedArrayBuffer(4 * rows));
     psi[0] = primary;
-    await run("scatterPsi", scatterPsi, blocks.map((block, b) => ({ ...block, psi, next: firsts[b] })));
-    return await decodeChains(psi, shared, C, primary, n, threads, bytesPerChain, clock, run);
+    await steps.map("scatterPsi", scatterPsi, blocks.map((block, b) => ({ ...block, psi, next: firsts[b] })));
+    return await decodeChains(psi, shared, C, primary, n, bytesPerChain, clock, steps);
   } finally {
-    await pool?.destroy();
+    await steps.close();
   }
 }
 
-/** unbwtLarge's walk: psi's cycle cut into chains at evenly spaced rows, walked on the pool (`run`), and linked in text order. */
+/** unbwtLarge's walk: psi's cycle cut into chains at evenly spaced rows, walked on `steps`, and linked in text order. */
 async function decodeChains(
-  psi: Uint32Array, L: Uint8Array, C: Uint32Array, primary: number, n: number, threads: number, bytesPerChain: number, clock: PhaseClock,
-  run: <A, R>(step: string, fn: (args: A) => R, tasks: A[]) => Promise<R[]>,
+  psi: Uint32Array, L: Uint8Array, C: Uint32Array, primary: number, n: number, bytesPerChain: number, clock: PhaseClock, steps: PlainSteps,
 ): Promise<Uint8Array> {
+  const threads = steps.threads;
   const rows = n + 1;
   // F[r - 1], the first byte of row r's suffix, over L's bytes: L is read no more
   const F = L;
@@ -319,7 +319,7 @@ async function decodeChains(
   const tasks: ChainWalk[] = splitRange(chains, threads * TASKS_PER_THREAD, 1).map(([first, last]) => ({
     psi, F, starts, first, last, maxSteps: n,
   }));
-  const walked = await run("walkChains", walkChains, tasks);
+  const walked = await steps.map("walkChains", walkChains, tasks);
   if (walked.some((w) => w.overrun)) throw failure(NOT_A_BWT);
   clock.lap("walk");
 

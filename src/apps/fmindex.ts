@@ -21,7 +21,7 @@
 //   samples: u32[sample count]: the suffix start of each sampled row, in row order.
 // b = max(256, next power of two >= 4 sigma): the counts take at most about as much as the codes, and
 // a rank query reads one block's count word plus at most b code bytes (SIMD-counted).
-import { MAX_HEAP_BYTES, SharedHeap } from "../cpu/memory.js";
+import { collectGarbage, MAX_HEAP_BYTES, SharedHeap } from "../cpu/memory.js";
 import { instantiate, type Kernels } from "../cpu/wasm.js";
 import { failure, limitError } from "../errors.js";
 import { splitRange, TASKS_PER_THREAD } from "./blocks.js";
@@ -333,6 +333,7 @@ export async function buildIndexLarge(
     }
   }
   if (k !== shape.sampleCount) throw new Error("sufsort: the SA's sampled rows do not match the sample count");
+  await collectGarbage(); // the SA's build's arrays, before the image's heap
   const heap = new SharedHeap(heapBytes);
   // L as the kernels read it: rows 0..n, the primary row's byte a placeholder
   const bwt = heap.alloc(rows);

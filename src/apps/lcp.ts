@@ -1,11 +1,12 @@
 // LCP array from T and SA on the shared heap, by the Φ / PLCP method (kernels: asm/lcp.ts).
 // LCP[0] = 0 and LCP[k] = lcp(SA[k-1], SA[k]); output file: n little-endian u32.
-import { MAX_HEAP_BYTES, SharedHeap } from "../cpu/memory.js";
+import { collectGarbage, MAX_HEAP_BYTES, SharedHeap, sharedCopy, sharedU32, sharedU8 } from "../cpu/memory.js";
 import type { BuildOptions } from "../engine/build.js";
 import { buildOfPlacement, type Placement, type TextSource } from "../engine/placement.js";
 import { verifyInHeap } from "../engine/verify.js";
 import { verifyLarge } from "../engine/verify-large.js";
-import { createExecutor, defaultThreads } from "../cpu/executor.js";
+import { createExecutor, defaultThreads, PlainSteps } from "../cpu/executor.js";
+import { lcpBlock, phiBlock, plcpBlock } from "./lcp-steps.js";
 import { forEachWindow, SA_WINDOW_ENTRIES } from "./windows.js";
 import { splitRange, TASKS_PER_THREAD } from "./blocks.js";
 import type { Executor } from "../cpu/executor.js";
@@ -37,29 +38,28 @@ export async function lcpInHeap(
 
 /**
  * The LCP array where not even the text and Φ fit the WebAssembly memory (about 5n bytes, so over
- * about 850 MB): asm/lcp.ts's three steps in plain arrays on one thread, Φ (4n bytes) outside the
- * heap. `text` and `sa` may be views into a heap; the LCP is written over `sa`.
+ * about 850 MB): asm/lcp.ts's three steps over plain arrays (lcp-steps.ts), Φ (4n bytes) outside the
+ * heap, by blocks on `threads` workers when the SA lies in a SharedArrayBuffer (the text is copied
+ * into one when it does not), else on this thread. `text` and `sa` may be views into a heap; the LCP
+ * is written over `sa`, which is returned. (Tests lower `minBlock`.)
  */
-export function lcpLarge(text: Uint8Array, sa: Uint32Array): Uint32Array {
+export async function lcpLarge(text: Uint8Array, sa: Uint32Array, threads = 1, minBlock = MIN_BLOCK): Promise<Uint32Array> {
   const n = text.length;
   if (n === 0) return sa;
-  const phi = new Uint32Array(n);
-  phi[sa[0]] = n; // no predecessor
-  for (let k = 1; k < n; k++) phi[sa[k]] = sa[k - 1];
-  let l = 0;
-  for (let i = 0; i < n; i++) {
-    const j = phi[i];
-    if (j === n) {
-      phi[i] = 0;
-      l = 0;
-      continue;
-    }
-    while (i + l < n && j + l < n && text[i + l] === text[j + l]) l++;
-    phi[i] = l; // PLCP[i]; PLCP[i + 1] >= PLCP[i] - 1
-    if (l > 0) l--;
+  const onWorkers = threads > 1 && sa.buffer instanceof SharedArrayBuffer;
+  await collectGarbage(); // the SA's build's arrays, before Φ's 4n bytes
+  if (onWorkers && !(text.buffer instanceof SharedArrayBuffer)) text = sharedCopy(text);
+  const phi = onWorkers ? sharedU32(n) : new Uint32Array(n);
+  const steps = new PlainSteps(onWorkers ? threads : 1);
+  try {
+    const blocks = splitRange(n, threads * TASKS_PER_THREAD, minBlock).map(([from, to]) => ({ text, sa, phi, from, to }));
+    await steps.map("phiBlock", phiBlock, blocks);
+    await steps.map("plcpBlock", plcpBlock, blocks);
+    await steps.map("lcpBlock", lcpBlock, blocks);
+    return sa;
+  } finally {
+    await steps.close();
   }
-  for (let k = 0; k < n; k++) sa[k] = phi[sa[k]];
-  return sa;
 }
 
 /**
@@ -102,7 +102,8 @@ export async function lcpOverPlainSuffixArray(
   const n = text.length;
   if (n === 0) return sa;
   const w = Math.min(n, windowEntries);
-  if (plainLcpHeapBytes(n, w) > MAX_HEAP_BYTES) return lcpLarge(text, sa);
+  if (plainLcpHeapBytes(n, w) > MAX_HEAP_BYTES) return lcpLarge(text, sa, threads);
+  await collectGarbage(); // the SA's build's arrays, before the heap's 5n bytes
   const heap = new SharedHeap(plainLcpHeapBytes(n, w));
   const textPtr = heap.alloc(n);
   heap.u8(textPtr, n).set(text);
@@ -129,9 +130,11 @@ export async function lcpOverSuffixArray(
     await lcpInHeap(heap, runner, textPtr, saPtr, n, saPtr, minBlock);
     return heap.u32(saPtr, n);
   }
-  const sa = heap.u32(saPtr, n).slice();
+  await collectGarbage();
+  const sa = sharedU32(n);
+  sa.set(heap.u32(saPtr, n));
   const w = Math.max(1, Math.min(n, windowEntries, Math.floor((MAX_HEAP_BYTES - heap.used - 128) / 4) - 1));
-  if (!heap.fits(4 * (w + 1))) return lcpLarge(heap.u8(textPtr, n), sa);
+  if (!heap.fits(4 * (w + 1))) return lcpLarge(heap.u8(textPtr, n), sa, runner.threads);
   const mark = heap.used;
   try {
     await lcpByWindows(heap, runner, textPtr, saPtr, sa, heap.alloc(4 * (w + 1)), w, minBlock);
@@ -173,10 +176,10 @@ export async function lcpOfGivenSuffixArray(
   if (heapBytes > MAX_HEAP_BYTES) {
     let plain = text.bytes;
     if (plain === undefined) {
-      plain = new Uint8Array(n);
+      plain = sharedU8(n);
       text.read(plain);
     }
-    const sa = new Uint32Array(n);
+    const sa = sharedU32(n);
     saBytes.read(new Uint8Array(sa.buffer, 0, 4 * n));
     onProgress?.("verifying", 0);
     const verdict = verifyLarge(plain, sa);

@@ -233,18 +233,32 @@ export class PiscinaExecutor implements Executor {
 }
 
 /**
- * A piscina pool of `threads` workers that run TypeScript steps over plain shared arrays
- * (workers/plain.ts), for the large paths beyond the WebAssembly memory. The caller destroys it.
+ * TypeScript steps over plain shared arrays (workers/plain.ts), for the large paths beyond the
+ * WebAssembly memory: map() runs one step per task on a piscina pool of `threads` workers, or on
+ * the calling thread for one thread. `fn` is the step itself, `step` its name in workers/plain.ts.
  */
-export function plainStepPool(threads: number): Piscina {
-  checkWorkerAddressSpace(threads);
-  return new (piscinaClass())({
-    filename: packagePath("dist", "workers", "plain.js"),
-    minThreads: threads,
-    maxThreads: threads,
-    idleTimeout: Infinity,
-    execArgv: workerExecArgv(),
-  });
+export class PlainSteps {
+  private readonly pool: Piscina | undefined;
+  constructor(readonly threads: number) {
+    if (threads > 1) checkWorkerAddressSpace(threads);
+    this.pool = threads > 1
+      ? new (piscinaClass())({
+        filename: packagePath("dist", "workers", "plain.js"),
+        minThreads: threads,
+        maxThreads: threads,
+        idleTimeout: Infinity,
+        execArgv: workerExecArgv(),
+      })
+      : undefined;
+  }
+  async map<A, R>(step: string, fn: (args: A) => R, tasks: readonly A[]): Promise<R[]> {
+    const pool = this.pool;
+    if (pool === undefined || tasks.length <= 1) return tasks.map(fn);
+    return Promise.all(tasks.map((args) => pool.run({ step, args }) as Promise<R>));
+  }
+  async close(): Promise<void> {
+    await this.pool?.destroy();
+  }
 }
 
 const NO_REQUIRE_ESM = "--no-experimental-require-module";

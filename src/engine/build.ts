@@ -2,7 +2,7 @@
 // verify. Every build goes through here: the CLI, the one-shot API, long-lived engines, bench.
 // Heap layout (host-owned): [text: n bytes + 16 zero bytes][SA: n u32 + the algorithm's scratch,
 // contiguous][verifier scratch].
-import { availableMemory, checkAvailable, SharedHeap, MAX_HEAP_BYTES } from "../cpu/memory.js";
+import { availableMemory, checkAvailable, SharedHeap, MAX_HEAP_BYTES, sharedU32 } from "../cpu/memory.js";
 import type { Kernels } from "../cpu/wasm.js";
 import { checkThreads, createExecutor, defaultThreads, type Executor } from "../cpu/executor.js";
 import { failure, SufsortError, usageError, limitError } from "../errors.js";
@@ -425,7 +425,7 @@ export async function buildLarge(text: Uint8Array, options: BuildOptions = {}, s
   if (outside) {
     if (text.length > outside.maxLength) throw limitError(`input is ${text.length} bytes; algorithm ${outside.name} accepts at most ${outside.maxLength} bytes`);
     checkLargePathMemory(text.length, outside, false);
-    sa = new Uint32Array(text.length);
+    sa = sharedU32(text.length); // shared: the SA's consumers may run on workers
     const heap = new SharedHeap(1 << 16);
     const executor = createExecutor(heap, 1);
     const ownGpu = await ownDevice(outside, options);

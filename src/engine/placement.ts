@@ -7,6 +7,7 @@ import {
   buildLarge, buildPlaced, checkLargePathMemory, checkLength, closePlaced, placeText, routePlaced, routePlacedByRepeats, scansRepeats,
   selectEngine, usesLargePath, type BuildOptions, type BuildResult, type PlacedText,
 } from "./build.js";
+import { sharedU8 } from "../cpu/memory.js";
 import { sampleWindows, textTraits, type EngineChoice } from "./choice.js";
 import type { SuffixSorter } from "./registry.js";
 import type { GpuContext, GpuMode } from "../gpu/device.js";
@@ -73,7 +74,7 @@ export async function placeByEngine(
       checkLargePathMemory(size, plan.sorter, true);
       let large = file.bytes;
       if (large === undefined) {
-        large = new Uint8Array(size);
+        large = sharedU8(size); // shared: the steps after the SA may run on workers
         file.read(large);
       }
       return { large, sorter: plan.sorter, reason: plan.reason, threads: request.threads, gpuContext: selection.gpu, close };

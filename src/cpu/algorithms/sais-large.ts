@@ -30,7 +30,7 @@ export function suffixArrayLarge(text: Uint8Array, firstWorkspace = saisWorkspac
   if (n === 0) return new Uint32Array(0);
   if (n === 1) return Uint32Array.of(0);
   for (let fs = firstWorkspace; ; fs = Math.max(2 * fs, MIN_WORKSPACE)) {
-    const sa = new Int32Array(n + fs);
+    const sa = new Int32Array(new SharedArrayBuffer(4 * (n + fs))); // shared: the SA's consumers may run on workers
     if (saisLevel(text, sa, n, fs, BYTE_ALPHABET)) return new Uint32Array(sa.buffer, 0, n);
   }
 }
@@ -66,7 +66,7 @@ export async function suffixArrayLargeOnKernel(text: Uint8Array, options: LargeO
   if (n <= 1) return { sa: suffixArrayLarge(text), reducedOnKernel: false };
   // fs starts at 4096 slots or more, so level 0's buckets (2 x 256) always fit
   for (let fs = saisWorkspaceSlots(n); ; fs = Math.max(2 * fs, MIN_WORKSPACE)) {
-    const sa = new Int32Array(n + fs);
+    const sa = new Int32Array(new SharedArrayBuffer(4 * (n + fs))); // shared: the SA's consumers may run on workers
     const { m, names } = reduceLevel(text, sa, n, fs, BYTE_ALPHABET);
     const reduced = sa.subarray(n + fs - m, n + fs);
     const free = n + fs - 2 * m;

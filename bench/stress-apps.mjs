@@ -3,12 +3,18 @@
 // range or skew at 1-3 threads) against the BWT read off SA-IS's SA, unbwt back to the text, LCP
 // entries at random ranks against direct comparison, and FM-index count and locate (sample rates
 // 1, 4, 32; a reloaded image too) of patterns cut from the text and random ones against the SA
-// range found by binary search. Stops at the first difference.
+// range found by binary search. The large paths (for inputs beyond the WebAssembly memory) run on
+// the same texts with random windows, block sizes and chain lengths: the BWT and LCP from an SA in
+// a plain array, the inverse BWT's chains, lcpLarge and the FM-index image. Stops at the first
+// difference.
 //
 //   npm run build && node bench/stress-apps.mjs [--seed S] [--seconds T] [FILE...]
 import { readFileSync } from "node:fs";
 import * as s from "../dist/src/index.js";
 import { bwtOf, firstDifference, generate, seeded, takeOption } from "./stress-texts.mjs";
+import { bwtOverPlainSuffixArray, unbwtLarge } from "../dist/src/apps/bwt.js";
+import { lcpLarge, lcpOverPlainSuffixArray } from "../dist/src/apps/lcp.js";
+import { buildIndexLarge } from "../dist/src/apps/fmindex.js";
 
 const args = process.argv.slice(2);
 const seed = Number(takeOption(args, "--seed", 1)) >>> 0 || 1;
@@ -66,9 +72,27 @@ while (Date.now() < end) {
     if (lcp[k] !== h) fail(`${what}): LCP[${k}] is ${lcp[k]}, not ${h}`);
   }
 
+  // the large paths, on an SA in a SharedArrayBuffer (as the large paths allocate it)
+  const plainSA = () => {
+    const copy = new Uint32Array(new SharedArrayBuffer(4 * n));
+    copy.set(sa);
+    return copy;
+  };
+  const window = rng.between(1, Math.max(1, n));
+  const block = rng.between(1, Math.max(1, n));
+  const large = await bwtOverPlainSuffixArray(text, plainSA(), threads, window, block);
+  if (large.primary !== expected.primary || !equal(large.L, expected.bwt)) fail(`${what}): bwtOverPlainSuffixArray (window ${window}, block ${block}) differs`);
+  const bytesPerChain = rng.between(1, Math.max(1, n));
+  const decoded = await unbwtLarge(bwt, primary, { threads, bytesPerChain, minBlockRows: block });
+  if (!equal(decoded, text)) fail(`${what}): unbwtLarge (chains of ${bytesPerChain}, block ${block}) differs`);
+  if (!equal(await lcpOverPlainSuffixArray(text, plainSA(), threads, window, block), lcp)) fail(`${what}): lcpOverPlainSuffixArray (window ${window}, block ${block}) differs`);
+  if (!equal(await lcpLarge(text, plainSA(), threads, block), lcp)) fail(`${what}): lcpLarge (block ${block}) differs`);
+
   if (n > 0) {
     const sampleRate = [1, 4, 32][rng.between(0, 2)];
     const index = await s.FMIndex.build(text, { threads, sampleRate });
+    const image = await buildIndexLarge(text, plainSA(), sampleRate, threads, window);
+    if (!equal(image.heap.u8(image.ptr, image.layout.fileBytes), index.toBytes())) fail(`${what}, sample rate ${sampleRate}): buildIndexLarge's image (window ${window}) differs`);
     const patterns = Array.from({ length: 30 }, () => {
       const length = rng.between(1, Math.min(40, n));
       if (rng.random() < 0.3) return Uint8Array.from({ length }, () => rng.between(0, 255));
@@ -86,4 +110,4 @@ while (Date.now() < end) {
   }
   cases++;
 }
-console.log(`seed ${seed}: ${cases} cases, bwt, unbwt, lcp and FM-index equal to the answers read off SA-IS's SA`);
+console.log(`seed ${seed}: ${cases} cases, bwt, unbwt, lcp and FM-index (and their large paths) equal to the answers read off SA-IS's SA`);

@@ -308,10 +308,7 @@ async function decodeChains(
   // F[r - 1], the first byte of row r's suffix, over L's bytes: L is read no more
   const F = L;
   for (let c = 0; c < 256; c++) F.fill(c, C[c] - 1, C[c + 1] - 1);
-  const chainCount0 = Math.min(MAX_CHAINS, Math.max(1, Math.ceil(n / bytesPerChain)));
-  const startSet = new Set<number>([primary]);
-  for (let j = 0; j < chainCount0; j++) startSet.add(1 + Math.floor((j * n) / chainCount0));
-  const starts = Uint32Array.from(startSet).sort();
+  const starts = chainStarts(n, primary, bytesPerChain);
   for (const s of starts) psi[s] |= START_BIT;
   const chains = starts.length;
   clock.lap("psi");
@@ -324,29 +321,48 @@ async function decodeChains(
   clock.lap("walk");
 
   // Link the chains in text order, then copy each one's bytes into place.
-  const chainOf = new Map<number, number>();
-  starts.forEach((s, j) => chainOf.set(s, j));
   const taskOf = new Uint32Array(chains);
   tasks.forEach((t, i) => taskOf.fill(i, t.first, t.last));
+  const local = (j: number) => j - tasks[taskOf[j]].first;
+  const order = chainOrder(starts, primary, n, (j) => walked[taskOf[j]].lengths[local(j)], (j) => walked[taskOf[j]].ends[local(j)]);
   const text = new Uint8Array(n);
   let at = 0;
-  let count = 0;
-  for (let j = chainOf.get(primary)!; ; ) {
+  for (const j of order) {
     const w = walked[taskOf[j]];
-    const local = j - tasks[taskOf[j]].first;
-    const length = w.lengths[local];
-    if (at + length > n) throw failure(NOT_A_BWT);
-    copyChain(w, local, text, at);
-    at += length;
-    count++;
-    const end = w.ends[local];
-    if (end === 0 || count > chains) break;
-    j = chainOf.get(end)!;
+    copyChain(w, local(j), text, at);
+    at += w.lengths[local(j)];
   }
-  if (count !== chains || at !== n) throw failure(NOT_A_BWT);
   clock.lap("link");
   clock.line(`${chains} chains, ${threads} threads`);
   return text;
+}
+
+/** The decoding chains' start rows, ascending: about n / bytesPerChain evenly spaced rows of 1..n (at most MAX_CHAINS), and the primary row. */
+function chainStarts(n: number, primary: number, bytesPerChain: number): Uint32Array {
+  const count = Math.min(MAX_CHAINS, Math.max(1, Math.ceil(n / bytesPerChain)));
+  const starts = new Set<number>([primary]);
+  for (let j = 0; j < count; j++) starts.add(1 + Math.floor((j * n) / count));
+  return Uint32Array.from(starts).sort();
+}
+
+/**
+ * The walked chains in text order: the primary row's chain first, then the chain that starts where
+ * each one ended, until one ends at row 0. Fails unless that takes every chain and n bytes in all
+ * (then the bytes are no BWT: psi has more than one cycle).
+ */
+function chainOrder(starts: Uint32Array, primary: number, n: number, length: (j: number) => number, end: (j: number) => number): number[] {
+  const chainOf = new Map<number, number>();
+  starts.forEach((row, j) => chainOf.set(row, j));
+  const order: number[] = [];
+  let total = 0;
+  for (let j = chainOf.get(primary)!; ; ) {
+    order.push(j);
+    total += length(j);
+    if (end(j) === 0 || order.length > starts.length) break;
+    j = chainOf.get(end(j))!;
+  }
+  if (order.length !== starts.length || total !== n) throw failure(NOT_A_BWT);
+  return order;
 }
 
 /** Heap bytes an in-place unbwtInHeap of n bytes needs: the BWT (then the text), psi, the chunk pool and tables. */
@@ -427,10 +443,7 @@ export async function unbwtInHeap(
     }
 
     // Chains start at evenly spaced rows of 1..n and at the primary row; rows are marked in psi.
-    const chainCount0 = Math.min(MAX_CHAINS, Math.max(1, Math.ceil(n / bytesPerChain)));
-    const startSet = new Set<number>([primary]);
-    for (let j = 0; j < chainCount0; j++) startSet.add(1 + Math.floor((j * n) / chainCount0));
-    const startList = Uint32Array.from(startSet).sort();
+    const startList = chainStarts(n, primary, bytesPerChain);
     const chains = startList.length;
     const starts = heap.alloc(4 * chains + 4);
     heap.u32(starts, chains + 1).set(startList);
@@ -459,17 +472,7 @@ export async function unbwtInHeap(
     // Link the chains in text order, then copy each one's chunks into place.
     const len = heap.u32(lengths, chains);
     const end = heap.u32(ends, chains);
-    const chainOf = new Map<number, number>();
-    for (let j = 0; j < chains; j++) chainOf.set(startList[j], j);
-    const order: number[] = [];
-    let total = 0;
-    for (let j = chainOf.get(primary)!; ; ) {
-      order.push(j);
-      total += len[j];
-      if (end[j] === 0 || order.length > chains) break;
-      j = chainOf.get(end[j])!;
-    }
-    if (order.length !== chains || total !== n) throw failure(NOT_A_BWT);
+    const order = chainOrder(startList, primary, n, (j) => len[j], (j) => end[j]);
     const memory = heap.u8(0, heap.memory.buffer.byteLength);
     const head = heap.u32(heads, chains);
     const next = heap.u32(chunkNext, chunkTotal);

@@ -228,9 +228,16 @@ for (const sorter of SORTERS) {
         }
       });
 
-      gpuIt("texts outside the heap (buildLarge: ctx.text and ctx.sa), verified", async (gpu) => {
-        for (const text of [new Uint8Array(0), Uint8Array.of(7), randomText(5000, 4, 12), ...hardFamilies(2000, 10).map(([, t]) => t)]) {
+      gpuIt("texts outside the heap (buildLarge: ctx.text and ctx.sa), verified; the text in an ArrayBuffer or, as the large path reads it, a SharedArrayBuffer", async (gpu) => {
+        const inShared = (t: Uint8Array) => {
+          const copy = new Uint8Array(new SharedArrayBuffer(t.length));
+          copy.set(t);
+          return copy;
+        };
+        const texts = [new Uint8Array(0), Uint8Array.of(7), randomText(5000, 4, 12), ...hardFamilies(2000, 10).map(([, t]) => t)];
+        for (const text of [...texts, ...texts.slice(1, 4).map(inShared)]) {
           const result = await buildLarge(text, { verify: true, gpuContext: gpu }, sorter);
+          expect(result.sa.buffer).toBeInstanceOf(SharedArrayBuffer);
           expect(result.algo).toBe(sorter.name);
           expect(result.verdict).toEqual({ ok: true });
           expect(firstDifference(result.sa, text.length < 2000 ? naiveSuffixArray(text) : saisWasm(text).sa)).toBe(-1);

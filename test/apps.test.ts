@@ -206,6 +206,10 @@ describe("bwt", () => {
         try { inHeap = await unbwt(bytes, primary); } catch (e) { inHeap = (e as Error).message; }
         try { large = await unbwtLarge(bytes, primary, { bytesPerChain }); } catch (e) { large = (e as Error).message; }
         expect(large, `primary ${primary}, ${bytesPerChain}`).toEqual(inHeap);
+        if (bytesPerChain === 7) {
+          try { large = await unbwtLarge(bytes, primary, { threads: 2, bytesPerChain, minBlockRows: 100 }); } catch (e) { large = (e as Error).message; }
+          expect(large, `primary ${primary}, ${bytesPerChain}, 2 threads`).toEqual(inHeap);
+        }
       }
     }
     // chains walked on two workers

@@ -1,7 +1,7 @@
 // The one WebAssembly module: every kernel is exported from here. Kernels take raw pointers into
 // the host-owned shared memory and never allocate (see src/cpu/memory.ts).
 export { probe } from "./probe";
-export { verifySuffixArray, firstViolation } from "./verify";
+export { verifySuffixArray, firstViolation, verifyMarkBlock, verifyFirstBlock, verifyInducedBlock } from "./verify";
 export { sais, saisHelper, saisHelperBytes, saisHelperExit, saisHelperReset, saisReduced } from "./sais";
 export * from "./scan";
 export * from "./radix";

@@ -98,3 +98,51 @@ function fail(result: usize, kind: u32, k: u32): u32 {
   store<u32>(result, k, 4);
   return kind;
 }
+
+// The same checks by blocks of SA positions, for workers (src/engine/verify.ts verifyInHeapOn).
+// Each returns 1 when its block breaks a check, else 0; the host then runs verifySuffixArray for
+// the verdict, so the verdicts are the same whichever block saw a fault first.
+
+/** Check 1 for k in [k0, k1): the range, and one bit per suffix set atomically (bits shared by all blocks). */
+export function verifyMarkBlock(sa: usize, n: u32, bits: usize, k0: u32, k1: u32): u32 {
+  for (let k = k0; k < k1; k++) {
+    const s = load<u32>(sa + ((k as usize) << 2));
+    if (s >= n) return 1;
+    const mask = <u8>(1 << <u8>(s & 7));
+    if (atomic.or<u8>(bits + ((s >> 3) as usize), mask) & mask) return 1;
+  }
+  return 0;
+}
+
+/**
+ * Check 2 for k in [k0, k1): T[SA[k - 1]] <= T[SA[k]] (k0 >= 1 reads the entry before the block);
+ * and, for check 3's next slots, counts[c] (256 u32, zeroed by the host) += the entries with
+ * SA[k] > 0 and T[SA[k] - 1] = c (mostly the cache line of T[SA[k]]).
+ */
+export function verifyFirstBlock(text: usize, sa: usize, k0: u32, k1: u32, counts: usize): u32 {
+  if (k0 >= k1) return 0;
+  let prev: u32 = k0 > 0 ? load<u8>(text + (load<u32>(sa + (((k0 - 1) as usize) << 2)) as usize)) : 0;
+  for (let k = k0; k < k1; k++) {
+    const s = load<u32>(sa + ((k as usize) << 2));
+    const c = load<u8>(text + (s as usize)) as u32;
+    if (c < prev) return 1;
+    prev = c;
+    if (s == 0) continue;
+    const slot = counts + ((load<u8>(text + ((s - 1) as usize)) as usize) << 2);
+    store<u32>(slot, load<u32>(slot) + 1);
+  }
+  return 0;
+}
+
+/** Check 3 for k in [k0, k1): `next` (256 u32) holds each bucket's next slot at k0; each SA[k] - 1 must fill it. */
+export function verifyInducedBlock(text: usize, sa: usize, k0: u32, k1: u32, next: usize): u32 {
+  for (let k = k0; k < k1; k++) {
+    const s = load<u32>(sa + ((k as usize) << 2));
+    if (s == 0) continue;
+    const slot = next + ((load<u8>(text + ((s - 1) as usize)) as usize) << 2);
+    const p = load<u32>(slot);
+    if (load<u32>(sa + ((p as usize) << 2)) != s - 1) return 1;
+    store<u32>(slot, p + 1);
+  }
+  return 0;
+}

@@ -553,6 +553,21 @@ describe("sufsort verify", () => {
     expectOneLineError(r.stderr, /out of order at SA\[2\] = 0, SA\[3\] = 1/);
   });
 
+  it("checks by blocks on workers with --threads, with the same verdicts", () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "t"), randomText(3_000_000, 4, 38));
+    expect(sufsort("build", join(dir, "t"), "-o", join(dir, "t.sa")).code).toBe(0);
+    for (const threads of ["1", "2"]) expect(sufsort("verify", join(dir, "t"), join(dir, "t.sa"), "--threads", threads).stdout).toBe("OK\n");
+    const sa = new Uint32Array(new Uint8Array(readFileSync(join(dir, "t.sa"))).buffer);
+    [sa[2_000_000], sa[2_000_001]] = [sa[2_000_001], sa[2_000_000]];
+    writeFileSync(join(dir, "bad.sa"), sa);
+    const one = sufsort("verify", join(dir, "t"), join(dir, "bad.sa"), "--threads", "1");
+    const two = sufsort("verify", join(dir, "t"), join(dir, "bad.sa"), "--threads", "2");
+    expect([one.code, two.code]).toEqual([1, 1]);
+    expectOneLineError(two.stderr, /out of order at SA\[2000000\]/);
+    expect(two.stderr).toBe(one.stderr);
+  });
+
   it("exits 1 on an SA file of the wrong size", () => {
     const dir = tmp();
     writeFileSync(join(dir, "t"), "banana");

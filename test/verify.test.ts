@@ -4,6 +4,10 @@ import fc from "fast-check";
 import { suffixArray, verifySuffixArray } from "../src/index.js";
 import { hardFamilies, naiveSuffixArray, randomText, rng } from "./support/inputs.js";
 import { verifyLarge } from "../src/engine/verify-large.js";
+import { verifyInHeap, verifyInHeapOn } from "../src/engine/verify.js";
+import { SharedHeap } from "../src/cpu/memory.js";
+import { instantiate } from "../src/cpu/wasm.js";
+import { createExecutor } from "../src/cpu/executor.js";
 
 /** Whether adjacent entries k, k+1 of sa violate the definition (the verifier's message must point at one). */
 function violatesAt(t: Uint8Array, sa: Uint32Array, k: number): boolean {
@@ -134,5 +138,52 @@ describe("verifyLarge (the TypeScript twin for inputs beyond the WebAssembly mem
     }
     const t = new TextEncoder().encode("banana");
     expect(verifyLarge(t, Uint32Array.of(5, 3, 1))).toEqual(await verifySuffixArray(t, Uint32Array.of(5, 3, 1)));
+  });
+});
+
+describe("verifyInHeapOn (the checks by blocks on workers)", () => {
+  it("gives verifyInHeap's verdict on correct and corrupted arrays, at 2 and 3 threads", async () => {
+    const r = rng(77);
+    const cases: Array<[string, Uint8Array, Uint32Array]> = [];
+    for (const [name, t] of [["random", randomText(20_000, 4, 78)], ["random 256", randomText(5000, 256, 79)], ...hardFamilies(3000, 6)] as Array<[string, Uint8Array]>) {
+      const sa = naiveSuffixArray(t);
+      const n = t.length;
+      cases.push([name, t, sa]);
+      if (n < 4) continue;
+      const pick = () => Math.floor(r() * n);
+      const swapped = sa.slice();
+      const [a, b] = [pick(), pick()];
+      [swapped[a], swapped[b]] = [swapped[b], swapped[a]];
+      const adjacent = sa.slice();
+      const k = Math.min(n - 2, pick());
+      [adjacent[k], adjacent[k + 1]] = [adjacent[k + 1], adjacent[k]];
+      const duplicate = sa.slice();
+      duplicate[pick()] = sa[pick()];
+      const range = sa.slice();
+      range[pick()] = n + pick();
+      const firstOfBucket = sa.slice(); // suffix n - 1 no longer first in its bucket
+      const at = sa.indexOf(n - 1);
+      if (at + 1 < n) [firstOfBucket[at], firstOfBucket[at + 1]] = [firstOfBucket[at + 1], firstOfBucket[at]];
+      for (const [what, bad] of [["swapped", swapped], ["adjacent", adjacent], ["duplicate", duplicate], ["range", range], ["n - 1 moved", firstOfBucket]] as const) {
+        cases.push([`${name}, ${what}`, t, bad]);
+      }
+    }
+    for (const threads of [2, 3]) {
+      for (const [name, t, sa] of cases) {
+        const n = t.length;
+        const heap = new SharedHeap(64 + 9 * n + (1 << 20));
+        const textPtr = heap.alloc(n);
+        heap.u8(textPtr, n).set(t);
+        const saPtr = heap.alloc(4 * n);
+        heap.u32(saPtr, n).set(sa);
+        const want = verifyInHeap(heap, instantiate(heap.memory), textPtr, saPtr, n);
+        const executor = createExecutor(heap, threads);
+        try {
+          expect(await verifyInHeapOn(heap, executor, textPtr, saPtr, n, 257), `${name}, ${threads} threads`).toEqual(want);
+        } finally {
+          await executor.close();
+        }
+      }
+    }
   });
 });

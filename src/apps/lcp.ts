@@ -3,7 +3,7 @@
 import { collectGarbage, MAX_HEAP_BYTES, SharedHeap, sharedCopy, sharedU32, sharedU8 } from "../cpu/memory.js";
 import type { BuildOptions } from "../engine/build.js";
 import { buildOfPlacement, type Placement, type TextSource } from "../engine/placement.js";
-import { verifyInHeap } from "../engine/verify.js";
+import { verifyInHeapOn } from "../engine/verify.js";
 import { verifyLarge } from "../engine/verify-large.js";
 import { createExecutor, defaultThreads, PlainSteps } from "../cpu/executor.js";
 import { lcpBlock, phiBlock, plcpBlock } from "./lcp-steps.js";
@@ -195,7 +195,7 @@ export async function lcpOfGivenSuffixArray(
   const executor = createExecutor(heap, threads);
   try {
     onProgress?.("verifying", 0);
-    const verdict = verifyInHeap(heap, executor.kernels, textPtr, saPtr, n);
+    const verdict = await verifyInHeapOn(heap, executor, textPtr, saPtr, n);
     if (!verdict.ok) throw notTheSA(verdict.message);
     onProgress?.("lcp", 0);
     return await lcpOverSuffixArray(heap, executor, textPtr, saPtr, n);

@@ -9,7 +9,7 @@ import { failure, SufsortError, usageError, limitError } from "../errors.js";
 import { getSorter, heapBytesFor, listSorters, TEXT_PADDING, type BuildContext, type DeviceSuffixArrayConsumer, type EngineKind, type Overlap, type SuffixSorter } from "./registry.js";
 import { describeRepeats, hasLongRepeats, planEngine, routeByRepeats, routeByText, traitsOf, wantsGpu, type EngineChoice, type EnginePlan, type TextTraits } from "./choice.js";
 import { longRepeatShare } from "./repeats.js";
-import { verifyInHeap, type Verdict } from "./verify.js";
+import { verifyInHeapOn, type Verdict } from "./verify.js";
 import { verifyLarge } from "./verify-large.js";
 import { suffixArrayLargeOnKernel } from "../cpu/algorithms/sais-large.js";
 import { saisWorkspaceSlots } from "../cpu/algorithms/sais.js";
@@ -240,7 +240,7 @@ export async function buildPlaced(placed: PlacedText, options: BuildOptions = {}
   let verdict: Verdict | null = null;
   if (options.verify) {
     options.onProgress?.("verifying", 0);
-    verdict = verifyInHeap(heap, kernels, textPtr, saPtr, n);
+    verdict = await verifyInHeapOn(heap, executor, textPtr, saPtr, n);
     if (!verdict.ok) throw failure(`verification failed: ${verdict.message}`);
   }
   const sa = heap.u32(saPtr, n);

@@ -2,6 +2,8 @@
 import { MAX_HEAP_BYTES, SharedHeap } from "../cpu/memory.js";
 import { verifyLarge } from "./verify-large.js";
 import { instantiate, type Kernels } from "../cpu/wasm.js";
+import { splitRange, TASKS_PER_THREAD } from "../apps/blocks.js";
+import { createExecutor, MAX_THREADS, type Executor } from "../cpu/executor.js";
 
 export type Verdict =
   | { ok: true }
@@ -46,6 +48,66 @@ export function verifyInHeap(heap: SharedHeap, kernels: Kernels, textPtr: number
   }
 }
 
+/** Fewest SA entries a block of verifyInHeapOn takes (a task costs tens of µs). */
+const MIN_VERIFY_BLOCK = 1 << 20;
+
+/**
+ * verifyInHeap by blocks on the runner's workers (asm/verify.ts's block kernels): the same three
+ * checks, each phase's blocks in parallel; where a block finds a fault, verifyInHeap runs for the
+ * verdict, so the verdicts are verifyInHeap's. On one thread, verifyInHeap itself. (Tests lower
+ * `minBlock`.)
+ */
+export async function verifyInHeapOn(
+  heap: SharedHeap, runner: Executor, textPtr: number, saPtr: number, n: number, minBlock = MIN_VERIFY_BLOCK,
+): Promise<Verdict> {
+  const blocks = splitRange(n, runner.threads * TASKS_PER_THREAD, minBlock);
+  const scratch = ((n + 7) >> 3) + 128 + 2048 * blocks.length;
+  if (runner.threads === 1 || blocks.length === 1 || !heap.fits(scratch)) return verifyInHeap(heap, runner.kernels, textPtr, saPtr, n);
+  const mark = heap.used;
+  const faulty = async (kernel: string, calls: number[][]) => (await runner.map(kernel, calls)).some((r) => r !== 0);
+  let fault = false;
+  try {
+    const bits = heap.alloc((n + 7) >> 3);
+    heap.u8(bits, (n + 7) >> 3).fill(0);
+    fault = await faulty("verifyMarkBlock", blocks.map(([k0, k1]) => [saPtr, n, bits, k0, k1]));
+    // check 2, and each block's counts of the predecessors' bytes (for check 3's next slots)
+    const predecessors = heap.alloc(1024 * blocks.length);
+    const before = heap.u32(predecessors, 256 * blocks.length);
+    before.fill(0);
+    if (!fault) fault = await faulty("verifyFirstBlock", blocks.map(([k0, k1], b) => [textPtr, saPtr, k0, k1, predecessors + 1024 * b]));
+    if (!fault) {
+      // bucket starts from the text's byte counts
+      const counts = heap.alloc(1024 * blocks.length);
+      const perBlock = heap.u32(counts, 256 * blocks.length);
+      perBlock.fill(0);
+      await runner.map("byteHistogram", blocks.map(([i0, i1], b) => [textPtr, i0, i1, counts + 1024 * b]));
+      const next = new Float64Array(256);
+      for (let c = 0, sum = 0; c < 256; c++) {
+        next[c] = sum;
+        for (let b = 0; b < blocks.length; b++) sum += perBlock[256 * b + c];
+      }
+      // the virtual empty suffix first: suffix n - 1 opens its bucket; then each block's next
+      // slots: the bucket's start and the predecessors in the blocks before it
+      const last = heap.u8(textPtr + n - 1, 1)[0];
+      if (heap.u32(saPtr, n)[next[last]] !== n - 1) fault = true;
+      else {
+        next[last]++;
+        for (let b = 0; b < blocks.length; b++) {
+          for (let c = 0; c < 256; c++) {
+            const here = before[256 * b + c];
+            before[256 * b + c] = next[c];
+            next[c] += here;
+          }
+        }
+        fault = await faulty("verifyInducedBlock", blocks.map(([k0, k1], b) => [textPtr, saPtr, k0, k1, predecessors + 1024 * b]));
+      }
+    }
+  } finally {
+    heap.release(mark);
+  }
+  return fault ? verifyInHeap(heap, runner.kernels, textPtr, saPtr, n) : { ok: true };
+}
+
 /** The verdict for an SA of `entries` entries given for a text of n bytes (entries != n). */
 export function lengthVerdict(entries: number, n: number): Verdict {
   return { ok: false, kind: "length", position: Math.min(entries, n), message: `SA has ${entries} entries; the text has ${n} bytes` };
@@ -57,12 +119,32 @@ export function lengthVerdict(entries: number, n: number): Verdict {
  * (then verifyLarge, in TypeScript).
  */
 export function verifyInFreshHeap(n: number, fill: (heap: SharedHeap, textPtr: number, saPtr: number) => void): Verdict | undefined {
+  const placed = freshVerifyHeap(n, fill);
+  return placed && verifyInHeap(placed.heap, instantiate(placed.heap.memory), placed.textPtr, placed.saPtr, n);
+}
+
+/** verifyInFreshHeap on `threads` workers (verifyInHeapOn). */
+export async function verifyInFreshHeapOn(
+  n: number, threads: number, fill: (heap: SharedHeap, textPtr: number, saPtr: number) => void,
+): Promise<Verdict | undefined> {
+  const placed = freshVerifyHeap(n, fill);
+  if (placed === undefined) return undefined;
+  const executor = createExecutor(placed.heap, threads);
+  try {
+    return await verifyInHeapOn(placed.heap, executor, placed.textPtr, placed.saPtr, n);
+  } finally {
+    await executor.close();
+  }
+}
+
+function freshVerifyHeap(n: number, fill: (heap: SharedHeap, textPtr: number, saPtr: number) => void): { heap: SharedHeap; textPtr: number; saPtr: number } | undefined {
   if (64 + 9 * n + ((n + 7) >> 3) + 8192 > MAX_HEAP_BYTES) return undefined;
-  const heap = new SharedHeap(64 + n + 4 * n + ((n + 7) >> 3) + 8192);
+  // the block kernels' counts take 2 KiB a block: at most MAX_THREADS * TASKS_PER_THREAD blocks
+  const heap = new SharedHeap(64 + n + 4 * n + ((n + 7) >> 3) + 8192 + 2048 * MAX_THREADS * TASKS_PER_THREAD);
   const textPtr = heap.alloc(n);
   const saPtr = heap.alloc(4 * n);
   fill(heap, textPtr, saPtr);
-  return verifyInHeap(heap, instantiate(heap.memory), textPtr, saPtr, n);
+  return { heap, textPtr, saPtr };
 }
 
 /** Verifies any text and SA (copied into a fresh heap, or checked in TypeScript when too large for one). */

@@ -1,7 +1,7 @@
-// sufsort verify IN SA
-import type { Command } from "../command.js";
+// sufsort verify IN SA [--threads N]
+import { threadsOption, type Command } from "../command.js";
 import { openInput } from "../files.js";
-import { lengthVerdict, verifyInFreshHeap, type Verdict } from "../../engine/verify.js";
+import { lengthVerdict, verifyInFreshHeapOn, type Verdict } from "../../engine/verify.js";
 import { verifyLarge } from "../../engine/verify-large.js";
 import { failure } from "../../errors.js";
 import { checkLength, checkMemory, MAX_INPUT_BYTES } from "../../engine/build.js";
@@ -9,18 +9,22 @@ import { checkLength, checkMemory, MAX_INPUT_BYTES } from "../../engine/build.js
 export const verifyCommand: Command = {
   name: "verify",
   summary: "check that a file holds the suffix array of another",
-  help: `Usage: sufsort verify IN SA
+  help: `Usage: sufsort verify IN SA [--threads N]
 
 Checks in linear time that SA (little-endian uint32, as 'sufsort build' writes it) is the suffix
 array of IN: a permutation of 0..n-1 in which every adjacent pair of suffixes is in order.
 Prints OK and exits 0 when correct; prints the first violation found and exits 1 otherwise.
 
 Options:
+  --threads N  worker threads for the checks (1-64; default: all cores, at most 64)
   -h, --help   show this help`,
-  options: {},
+  options: {
+    threads: { type: "string" },
+  },
   positionals: { min: 2, max: 2, names: "input file IN and suffix array file SA" },
   async run(args) {
     const [input, saPath] = args.positionals;
+    const threads = threadsOption(args);
     const textFile = openInput(input, MAX_INPUT_BYTES);
     let verdict: Verdict;
     try {
@@ -46,10 +50,10 @@ Options:
         };
         if (size !== 4 * n) verdict = lengthVerdict(size / 4, n);
         // both files straight into the verifier's heap: no copy of either
-        else verdict = verifyInFreshHeap(n, (heap, textPtr, saPtr) => {
+        else verdict = (await verifyInFreshHeapOn(n, threads, (heap, textPtr, saPtr) => {
           textFile.read(heap.u8(textPtr, n));
           readSA((off, length) => heap.u8(saPtr + off, length));
-        }) ?? inArrays();
+        })) ?? inArrays();
       } finally {
         saFile.close();
       }

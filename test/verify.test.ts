@@ -142,6 +142,22 @@ describe("verifyLarge (the TypeScript twin for inputs beyond the WebAssembly mem
 });
 
 describe("verifyInHeapOn (the checks by blocks on workers)", () => {
+  it("verifyInHeap names the first pair out of order through verifyLarge where the heap has no room for its rank array", () => {
+    const t = randomText(5000, 3, 80);
+    const sa = naiveSuffixArray(t);
+    [sa[1234], sa[1235]] = [sa[1235], sa[1234]];
+    const n = t.length;
+    const heap = new SharedHeap(64 + 9 * n + (1 << 16));
+    const textPtr = heap.alloc(n);
+    heap.u8(textPtr, n).set(t);
+    const saPtr = heap.alloc(4 * n);
+    heap.u32(saPtr, n).set(sa);
+    const roomy = verifyInHeap(heap, instantiate(heap.memory), textPtr, saPtr, n);
+    const tight = Object.create(heap, { fits: { value: (bytes: number) => bytes < 4 * n && heap.fits(bytes) } }) as SharedHeap;
+    expect(verifyInHeap(tight, instantiate(heap.memory), textPtr, saPtr, n)).toEqual(roomy);
+    expect(roomy).toMatchObject({ ok: false, kind: "order", position: 1234 });
+  });
+
   it("gives verifyInHeap's verdict on correct and corrupted arrays, at 2 and 3 threads", async () => {
     const r = rng(77);
     const cases: Array<[string, Uint8Array, Uint32Array]> = [];

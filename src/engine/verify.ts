@@ -16,7 +16,10 @@ interface VerifyKernels {
 
 const KIND = ["ok", "range", "duplicate", "order"] as const;
 
-/** Verifies an SA already in the heap; scratch is reserved and released here. */
+/**
+ * Verifies an SA already in the heap; scratch is reserved and released here (the bitmap, and after
+ * an order fault a rank array of 4n bytes, or verifyLarge over the heap's views where it does not fit).
+ */
 export function verifyInHeap(heap: SharedHeap, kernels: Kernels, textPtr: number, saPtr: number, n: number): Verdict {
   const k = kernels as unknown as VerifyKernels;
   const mark = heap.used;
@@ -35,6 +38,8 @@ export function verifyInHeap(heap: SharedHeap, kernels: Kernels, textPtr: number
       return { ok: false, kind: "duplicate", position: at, message: `SA[${at}] = ${sa[at]} appears twice` };
     }
     heap.release(mark);
+    // the first pair out of order needs a rank array: in the heap where it fits, else verifyLarge's
+    if (!heap.fits(4 * n)) return verifyLarge(heap.u8(textPtr, n), heap.u32(saPtr, n));
     const rank = heap.alloc(4 * n);
     const k0 = k.firstViolation(textPtr, saPtr, n, rank) >>> 0;
     const pos = k0 < n ? k0 : at;
@@ -114,9 +119,9 @@ export function lengthVerdict(entries: number, n: number): Verdict {
 }
 
 /**
- * Verifies a text of n bytes and its SA in a fresh heap (text, SA and the verifier's bitmap) that
- * `fill` writes them into: undefined when a fault's rank array would not fit in the 4 GiB memory
- * (then verifyLarge, in TypeScript).
+ * Verifies a text of n bytes and its SA in a fresh heap (text, SA and the verifier's bitmap, about
+ * 5n bytes) that `fill` writes them into: undefined when they do not fit the 4 GiB memory (then
+ * verifyLarge, in TypeScript).
  */
 export function verifyInFreshHeap(n: number, fill: (heap: SharedHeap, textPtr: number, saPtr: number) => void): Verdict | undefined {
   const placed = freshVerifyHeap(n, fill);
@@ -138,9 +143,10 @@ export async function verifyInFreshHeapOn(
 }
 
 function freshVerifyHeap(n: number, fill: (heap: SharedHeap, textPtr: number, saPtr: number) => void): { heap: SharedHeap; textPtr: number; saPtr: number } | undefined {
-  if (64 + 9 * n + ((n + 7) >> 3) + 8192 > MAX_HEAP_BYTES) return undefined;
   // the block kernels' counts take 2 KiB a block: at most MAX_THREADS * TASKS_PER_THREAD blocks
-  const heap = new SharedHeap(64 + n + 4 * n + ((n + 7) >> 3) + 8192 + 2048 * MAX_THREADS * TASKS_PER_THREAD);
+  const bytes = 64 + n + 4 * n + ((n + 7) >> 3) + 8192 + 2048 * MAX_THREADS * TASKS_PER_THREAD;
+  if (bytes > MAX_HEAP_BYTES) return undefined;
+  const heap = new SharedHeap(bytes);
   const textPtr = heap.alloc(n);
   const saPtr = heap.alloc(4 * n);
   fill(heap, textPtr, saPtr);

@@ -164,15 +164,17 @@ export async function lcpOfPlacement(placement: Placement, options: BuildOptions
 
 /**
  * The LCP array of a text and a given SA (its 4n bytes from `saBytes`), once the linear verifier
- * accepts the SA (else `notTheSA(why)` is thrown): text, SA and Φ in a heap of their own when they
- * fit it (about 9n bytes), on `threads` workers; else in plain arrays (verifyLarge,
+ * accepts the SA (else `notTheSA(why)` is thrown): text and SA in a heap of their own when they fit
+ * it (about 5n bytes, to about 850 MB), checked and then taken to their LCP by lcpOverSuffixArray
+ * (Φ beside the SA, or in its place) on `threads` workers; else in plain arrays (verifyLarge,
  * lcpOverPlainSuffixArray), the text taken where it lies in memory already. The result is a fresh array.
  */
 export async function lcpOfGivenSuffixArray(
   text: TextSource, saBytes: TextSource, threads: number, notTheSA: (why: string) => Error, onProgress?: BuildOptions["onProgress"],
 ): Promise<Uint32Array> {
   const n = text.size;
-  const heapBytes = 64 + 9 * n + ((n + 7) >>> 3) + (1 << 20);
+  // text, SA and the verifier's scratch; the heap grows for Φ where it has room (lcpOverSuffixArray)
+  const heapBytes = 64 + 5 * n + ((n + 7) >>> 3) + (1 << 20);
   if (heapBytes > MAX_HEAP_BYTES) {
     let plain = text.bytes;
     if (plain === undefined) {

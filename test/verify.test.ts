@@ -141,17 +141,24 @@ describe("verifyLarge (the TypeScript twin for inputs beyond the WebAssembly mem
   });
 });
 
+/** T and SA in a fresh heap with room for the verifier's scratch and a fault's rank array. */
+function inHeap(t: Uint8Array, sa: Uint32Array): { heap: SharedHeap; textPtr: number; saPtr: number } {
+  const n = t.length;
+  const heap = new SharedHeap(64 + 9 * n + (1 << 20));
+  const textPtr = heap.alloc(n);
+  heap.u8(textPtr, n).set(t);
+  const saPtr = heap.alloc(4 * n);
+  heap.u32(saPtr, n).set(sa);
+  return { heap, textPtr, saPtr };
+}
+
 describe("verifyInHeapOn (the checks by blocks on workers)", () => {
   it("verifyInHeap names the first pair out of order through verifyLarge where the heap has no room for its rank array", () => {
     const t = randomText(5000, 3, 80);
     const sa = naiveSuffixArray(t);
     [sa[1234], sa[1235]] = [sa[1235], sa[1234]];
     const n = t.length;
-    const heap = new SharedHeap(64 + 9 * n + (1 << 16));
-    const textPtr = heap.alloc(n);
-    heap.u8(textPtr, n).set(t);
-    const saPtr = heap.alloc(4 * n);
-    heap.u32(saPtr, n).set(sa);
+    const { heap, textPtr, saPtr } = inHeap(t, sa);
     const roomy = verifyInHeap(heap, instantiate(heap.memory), textPtr, saPtr, n);
     const tight = Object.create(heap, { fits: { value: (bytes: number) => bytes < 4 * n && heap.fits(bytes) } }) as SharedHeap;
     expect(verifyInHeap(tight, instantiate(heap.memory), textPtr, saPtr, n)).toEqual(roomy);
@@ -187,11 +194,7 @@ describe("verifyInHeapOn (the checks by blocks on workers)", () => {
     for (const threads of [2, 3]) {
       for (const [name, t, sa] of cases) {
         const n = t.length;
-        const heap = new SharedHeap(64 + 9 * n + (1 << 20));
-        const textPtr = heap.alloc(n);
-        heap.u8(textPtr, n).set(t);
-        const saPtr = heap.alloc(4 * n);
-        heap.u32(saPtr, n).set(sa);
+        const { heap, textPtr, saPtr } = inHeap(t, sa);
         const want = verifyInHeap(heap, instantiate(heap.memory), textPtr, saPtr, n);
         const executor = createExecutor(heap, threads);
         try {

@@ -13,3 +13,33 @@ export function splitRange(total: number, parts: number, minSize: number): Array
 
 /** Blocks per thread in a phase: a few, so uneven blocks still balance. */
 export const TASKS_PER_THREAD = 4;
+
+/**
+ * The 257 bucket bounds of byte counts kept per block (`counts`: 256 a block, `blocks` of them):
+ * bucket c begins at first + the totals of the bytes before it.
+ */
+export function bucketStarts(counts: Uint32Array, blocks: number, first: number): Float64Array {
+  const starts = new Float64Array(257);
+  let sum = first;
+  for (let c = 0; c < 256; c++) {
+    starts[c] = sum;
+    for (let b = 0; b < blocks; b++) sum += counts[256 * b + c];
+  }
+  starts[256] = sum;
+  return starts;
+}
+
+/**
+ * Turns per-block byte counts (256 a block, in place) into each block's first slot per byte: byte
+ * c's slots begin at starts[c] and run through the blocks in order.
+ */
+export function slotsByBlock(counts: Uint32Array, blocks: number, starts: ArrayLike<number>): void {
+  for (let c = 0; c < 256; c++) {
+    let slot = starts[c];
+    for (let b = 0; b < blocks; b++) {
+      const here = counts[256 * b + c];
+      counts[256 * b + c] = slot;
+      slot += here;
+    }
+  }
+}

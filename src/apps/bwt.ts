@@ -10,7 +10,7 @@ import { placementOptions, type Placement } from "../engine/placement.js";
 import { suffixArrayOf, type SuffixSorter } from "../engine/registry.js";
 import { failure } from "../errors.js";
 import { PhaseClock } from "../cpu/trace.js";
-import { splitRange, TASKS_PER_THREAD } from "./blocks.js";
+import { bucketStarts, slotsByBlock, splitRange, TASKS_PER_THREAD } from "./blocks.js";
 import { forEachWindow, SA_WINDOW_ENTRIES } from "./windows.js";
 import { createExecutor, defaultThreads, PlainSteps } from "../cpu/executor.js";
 import { copyChain, rowCounts, scatterPsi, START_BIT, walkChains, type ChainWalk } from "./chains.js";
@@ -278,21 +278,13 @@ export async function unbwtLarge(L: Uint8Array, primary: number, options: UnbwtL
     const shared = overwrite && L.buffer instanceof SharedArrayBuffer ? L : sharedCopy(L);
     // psi by blocks of rows: their byte counts, then each block's first slot per byte, then the scatter
     const blocks = splitRange(rows, threads * TASKS_PER_THREAD, minBlockRows).map(([r0, r1]) => ({ L: shared, primary, r0, r1 }));
-    const counts = await steps.map("rowCounts", rowCounts, blocks);
-    const C = new Uint32Array(257);
-    const firsts = counts.map(() => new Uint32Array(new SharedArrayBuffer(1024)));
-    let sum = 1; // row 0 is the $ row
-    for (let c = 0; c < 256; c++) {
-      C[c] = sum;
-      counts.forEach((block, b) => {
-        firsts[b][c] = sum;
-        sum += block[c];
-      });
-    }
-    C[256] = sum;
+    const slots = new Uint32Array(256 * blocks.length);
+    (await steps.map("rowCounts", rowCounts, blocks)).forEach((counts, b) => slots.set(counts, 256 * b));
+    const C = bucketStarts(slots, blocks.length, 1); // row 0 is the $ row
+    slotsByBlock(slots, blocks.length, C);
     const psi = new Uint32Array(new SharedArrayBuffer(4 * rows));
     psi[0] = primary;
-    await steps.map("scatterPsi", scatterPsi, blocks.map((block, b) => ({ ...block, psi, next: firsts[b] })));
+    await steps.map("scatterPsi", scatterPsi, blocks.map((block, b) => ({ ...block, psi, next: slots.subarray(256 * b, 256 * b + 256) })));
     return await decodeChains(psi, shared, C, primary, n, bytesPerChain, clock, steps);
   } finally {
     await steps.close();
@@ -301,7 +293,7 @@ export async function unbwtLarge(L: Uint8Array, primary: number, options: UnbwtL
 
 /** unbwtLarge's walk: psi's cycle cut into chains at evenly spaced rows, walked on `steps`, and linked in text order. */
 async function decodeChains(
-  psi: Uint32Array, L: Uint8Array, C: Uint32Array, primary: number, n: number, bytesPerChain: number, clock: PhaseClock, steps: PlainSteps,
+  psi: Uint32Array, L: Uint8Array, C: ArrayLike<number>, primary: number, n: number, bytesPerChain: number, clock: PhaseClock, steps: PlainSteps,
 ): Promise<Uint8Array> {
   const threads = steps.threads;
   const rows = n + 1;
@@ -416,16 +408,8 @@ export async function unbwtInHeap(
     const perBlock = heap.u32(counts, 256 * blocks.length);
     const bounds = heap.alloc(257 * 4);
     const C = heap.u32(bounds, 257);
-    let sum = 1; // row 0 is the $ bucket
-    for (let c = 0; c < 256; c++) {
-      C[c] = sum;
-      for (let b = 0; b < blocks.length; b++) {
-        const here = perBlock[256 * b + c];
-        perBlock[256 * b + c] = sum;
-        sum += here;
-      }
-    }
-    C[256] = sum;
+    C.set(bucketStarts(perBlock, blocks.length, 1)); // row 0 is the $ bucket
+    slotsByBlock(perBlock, blocks.length, C);
 
     const psi = heap.alloc(4 * rows);
     heap.u32(psi, 1)[0] = primary;

@@ -2,7 +2,7 @@
 import { MAX_HEAP_BYTES, SharedHeap } from "../cpu/memory.js";
 import { verifyLarge } from "./verify-large.js";
 import { instantiate, type Kernels } from "../cpu/wasm.js";
-import { splitRange, TASKS_PER_THREAD } from "../apps/blocks.js";
+import { bucketStarts, slotsByBlock, splitRange, TASKS_PER_THREAD } from "../apps/blocks.js";
 import { createExecutor, MAX_THREADS, type Executor } from "../cpu/executor.js";
 
 export type Verdict =
@@ -86,24 +86,14 @@ export async function verifyInHeapOn(
       const perBlock = heap.u32(counts, 256 * blocks.length);
       perBlock.fill(0);
       await runner.map("byteHistogram", blocks.map(([i0, i1], b) => [textPtr, i0, i1, counts + 1024 * b]));
-      const next = new Float64Array(256);
-      for (let c = 0, sum = 0; c < 256; c++) {
-        next[c] = sum;
-        for (let b = 0; b < blocks.length; b++) sum += perBlock[256 * b + c];
-      }
+      const next = bucketStarts(perBlock, blocks.length, 0);
       // the virtual empty suffix first: suffix n - 1 opens its bucket; then each block's next
       // slots: the bucket's start and the predecessors in the blocks before it
       const last = heap.u8(textPtr + n - 1, 1)[0];
       if (heap.u32(saPtr, n)[next[last]] !== n - 1) fault = true;
       else {
         next[last]++;
-        for (let b = 0; b < blocks.length; b++) {
-          for (let c = 0; c < 256; c++) {
-            const here = before[256 * b + c];
-            before[256 * b + c] = next[c];
-            next[c] += here;
-          }
-        }
+        slotsByBlock(before, blocks.length, next);
         fault = await faulty("verifyInducedBlock", blocks.map(([k0, k1], b) => [textPtr, saPtr, k0, k1, predecessors + 1024 * b]));
       }
     }

@@ -349,9 +349,9 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
 /**
  * s1[j] = the j-th LMS position from the left, for the positions from + 1 .. to, right to left from
  * the state at `to` (S type or not; n - 1 is L type): those s1[bottom .. top). When counting, it
- * also counts them per symbol in lmsCounts.
+ * also counts them per symbol in lmsCounts. Returns the lowest j written.
  */
-@inline function lmsPositions<C>(t: usize, reduced: usize, from: i32, to: i32, toIsS: i32, top: i32, bottom: i32, counting: bool, lmsCounts: usize): void {
+@inline function lmsPositions<C>(t: usize, reduced: usize, from: i32, to: i32, toIsS: i32, top: i32, bottom: i32, counting: bool, lmsCounts: usize): i32 {
   let j = top;
   let c1 = chr<C>(t, to);
   let nextIsS = toIsS;
@@ -368,6 +368,7 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
     nextIsS = isS;
     c1 = c0;
   }
+  return j;
 }
 
 /** lmsPositions over the byte text's chunks, from the LMS counts per chunk that stage 1 saved. */
@@ -1172,48 +1173,346 @@ function induceFinalBlocked<C>(t: usize, sa: usize, n: i32, counts: usize, bucke
 /** The second pass of a final scan over a window whose steps are cached. */
 @inline function induceCached<C>(t: usize, sa: usize, buckets: usize, cache: usize, start: i32, end: i32, fromRing: bool, sScan: bool): void {
   if (sScan) {
-    induceCachedS<C>(t, sa, buckets, cache, start, end, fromRing);
+    induceCachedS<C>(t, sa, buckets, cache, start, end, fromRing, false, false, 0, 0);
   } else {
-    induceCachedL<C>(t, sa, buckets, cache, start, end, fromRing);
+    induceCachedL<C>(t, sa, buckets, cache, start, end, fromRing, false, false, 0, 0);
   }
 }
 
-/** The second pass of the L scan over a window whose steps are cached. */
-@inline function induceCachedL<C>(t: usize, sa: usize, buckets: usize, cache: usize, start: i32, end: i32, fromRing: bool): void {
+/**
+ * The second pass of the L scan over a window whose steps are cached. stage1: stage 1's L scan
+ * (consumed entries cleared, the rest flipped positive) instead of stage 3's (every entry flipped).
+ * spilling (byte texts, see induceWindow): an entry induced at or above `limit` is spilled.
+ */
+@inline function induceCachedL<C>(
+  t: usize, sa: usize, buckets: usize, cache: usize, start: i32, end: i32, fromRing: bool,
+  stage1: bool, spilling: bool, limit: i32, spill: usize,
+): void {
   let dirty = end;
   for (let i = start; i < end; i++) {
     const p = get(sa, i);
-    put(sa, i, ~p);
+    put(sa, i, stage1 ? select<i32>(0, ~p, p >= 0) : ~p);
     if (p > 0) {
       const step = cachedStep<C>(t, cache, i - start, p, i < dirty, fromRing, false);
       const j = p - 1;
       const c = stepSymbol<C>(step);
       const pos = get(buckets, c);
       put(buckets, c, pos + 1);
-      put(sa, pos, select<i32>(~j, j, (j > 0) & !stepAbove<C>(step, false)));
-      dirty = min(dirty, pos);
+      const v = select<i32>(~j, j, (j > 0) & !stepAbove<C>(step, false));
+      if (!spilling || pos < limit) {
+        put(sa, pos, v);
+        dirty = min(dirty, pos);
+      } else {
+        spillPut(spill, c, pos, v, false);
+      }
     }
   }
 }
 
-/** The second pass of the S scan over a window whose steps are cached (downwards). */
-@inline function induceCachedS<C>(t: usize, sa: usize, buckets: usize, cache: usize, start: i32, end: i32, fromRing: bool): void {
+/** The second pass of the S scan over a window whose steps are cached (downwards). stage1: stage
+ * 1's S scan (consumed entries cleared) instead of stage 3's (negative entries restored).
+ * spilling: an entry induced below `limit` is spilled. */
+@inline function induceCachedS<C>(
+  t: usize, sa: usize, buckets: usize, cache: usize, start: i32, end: i32, fromRing: bool,
+  stage1: bool, spilling: bool, limit: i32, spill: usize,
+): void {
   let dirty = start - 1;
   for (let i = end - 1; i >= start; i--) {
     const p = get(sa, i);
     if (p > 0) {
+      if (stage1) put(sa, i, 0);
       const step = cachedStep<C>(t, cache, i - start, p, i > dirty, fromRing, true);
       const j = p - 1;
       const c = stepSymbol<C>(step);
       const pos = get(buckets, c) - 1;
       put(buckets, c, pos);
-      put(sa, pos, select<i32>(~j, j, (j == 0) | stepAbove<C>(step, true)));
-      dirty = max(dirty, pos);
-    } else {
+      const above = stepAbove<C>(step, true);
+      const v = stage1 ? select<i32>(~j, j, (j > 0) & above) : select<i32>(~j, j, (j == 0) | above);
+      if (!spilling || pos >= limit) {
+        put(sa, pos, v);
+        dirty = max(dirty, pos);
+      } else {
+        spillPut(spill, c, pos, v, true);
+      }
+    } else if (!stage1) {
       put(sa, i, ~p);
     }
   }
 }
+
+// ---- level 0 beyond this memory: the induction scans by windows ------------------------------------
+// The TypeScript SA-IS (src/cpu/algorithms/sais-large.ts) keeps the SA of a text too large for this
+// memory in a plain array, with the text copied here. Its four level-0 scans (stage 1's and stage
+// 3's, L and S) run here a window at a time: the host copies a window SA[from..to) in (`sa` is the
+// base from which entry i lies at sa + 4i, in u32 arithmetic), the scan induces over it in blocks
+// as induceFinalBlocked does, and each entry induced outside the window is spilled: an L scan
+// induces above its entry and an S scan below, so an entry induced outside goes to a window not
+// yet scanned. A bucket's entries induced outside one window take consecutive positions (upwards
+// in an L scan, downwards in an S scan), so they are kept per bucket in chunks of a pool; the host
+// copies each chunk to the plain SA (from the descriptors: position, pool offset, length) before
+// it loads the window they fall in. Same invariants as induceStage1 and induceFinal.
+//
+// Spill area (i32 slots): [chunk entries K, chunks in the pool, next free chunk, descriptors]; per
+// bucket c at 4 + 3c: (open chunk or -1, its fill, its first position); then 3 slots per chunk of
+// descriptors; then the pool. A window of w entries spills at most w entries, so w / K + 256
+// chunks always suffice.
+
+/** Kinds of windowed scans: stage 1's L and S scans, stage 3's L and S scans. */
+@inline const SCAN_STAGE1_L: i32 = 0;
+@inline const SCAN_STAGE1_S: i32 = 1;
+@inline const SCAN_FINAL_L: i32 = 2;
+@inline const SCAN_FINAL_S: i32 = 3;
+
+/** Slots of the spill area's header and bucket states (byte texts: 256 buckets). */
+@inline const SPILL_HEAD: i32 = 4 + 3 * BYTE_ALPHABET;
+
+/** Bytes of a spill area for windows of `window` entries and chunks of `chunk` entries. */
+export function spillBytes(window: i32, chunk: i32): i32 {
+  const chunks = window / chunk + BYTE_ALPHABET + 1;
+  return (SPILL_HEAD + 3 * chunks + chunks * chunk) << 2;
+}
+
+/** Bytes of the ring in which the helper prefetches a scan's steps (see "prefetching a scan's steps"). */
+export function ringBytes(): i32 {
+  return RING_SLOTS << 2;
+}
+
+/** Prepares a spill area of spillBytes(window, chunk) bytes. */
+export function spillInit(spill: usize, window: i32, chunk: i32): void {
+  put(spill, 0, chunk);
+  put(spill, 1, window / chunk + BYTE_ALPHABET + 1);
+  put(spill, 2, 0);
+  put(spill, 3, 0);
+  for (let c = 0; c < BYTE_ALPHABET; c++) put(spill, 4 + 3 * c, -1);
+}
+
+/** Byte offset of the descriptors (3 slots each) in a spill area. */
+export function spillDescriptors(spill: usize): usize {
+  return spill + (<usize>SPILL_HEAD << 2);
+}
+
+/** Byte offset of the pool in a spill area. */
+@inline export function spillPool(spill: usize): usize {
+  return spill + (<usize>(SPILL_HEAD + 3 * get(spill, 1)) << 2);
+}
+
+/** Entry v induced at pos, outside the window, into bucket c's chunk (a new one when full). */
+@inline function spillPut(spill: usize, c: i32, pos: i32, v: i32, down: bool): void {
+  const pool = spillPool(spill);
+  const state = spill + (<usize>(4 + 3 * c) << 2);
+  const chunkEntries = get(spill, 0);
+  let chunk = get(state, 0);
+  let fill = get(state, 1);
+  if (chunk < 0 || fill == chunkEntries) {
+    if (chunk >= 0) spillClose(spill, chunk, fill, get(state, 2), chunkEntries, down);
+    chunk = get(spill, 2);
+    put(spill, 2, chunk + 1);
+    fill = 0;
+    put(state, 0, chunk);
+    put(state, 2, pos);
+  }
+  const slot = down ? chunk * chunkEntries + chunkEntries - 1 - fill : chunk * chunkEntries + fill;
+  put(pool, slot, v);
+  put(state, 1, fill + 1);
+}
+
+/** A descriptor for a chunk of `fill` entries from position `first` (upwards, or downwards). */
+@inline function spillClose(spill: usize, chunk: i32, fill: i32, first: i32, chunkEntries: i32, down: bool): void {
+  const d = get(spill, 3);
+  const at = spillDescriptors(spill) + (<usize>(3 * d) << 2);
+  put(at, 0, down ? first - fill + 1 : first);
+  put(at, 1, down ? chunk * chunkEntries + chunkEntries - fill : chunk * chunkEntries);
+  put(at, 2, fill);
+  put(spill, 3, d + 1);
+}
+
+/**
+ * One windowed scan (kind: SCAN_*) over SA[from..to) of the byte text t, bucket heads (L scans) or
+ * ends (S scans) at `buckets` (256 i32, kept across windows), a block cache of INDUCE_BLOCK u32 at
+ * `cache`; with a mailbox and a ring (0: none), the helper prefetches the steps as in
+ * induceFinalBlocked. Returns the number of spill descriptors; the pool starts empty at each call.
+ */
+export function induceWindow(
+  kind: i32, t: usize, sa: usize, from: i32, to: i32, buckets: usize, cache: usize, spill: usize, mailbox: usize, ring: usize,
+): i32 {
+  put(spill, 2, 0);
+  put(spill, 3, 0);
+  if (kind == SCAN_STAGE1_L) {
+    windowScan(t, sa, from, to, buckets, cache, spill, mailbox, ring, true, false);
+  } else if (kind == SCAN_FINAL_L) {
+    windowScan(t, sa, from, to, buckets, cache, spill, mailbox, ring, false, false);
+  } else if (kind == SCAN_STAGE1_S) {
+    windowScan(t, sa, from, to, buckets, cache, spill, mailbox, ring, true, true);
+  } else {
+    windowScan(t, sa, from, to, buckets, cache, spill, mailbox, ring, false, true);
+  }
+  const chunkEntries = get(spill, 0);
+  const down = kind == SCAN_STAGE1_S || kind == SCAN_FINAL_S;
+  for (let c = 0; c < BYTE_ALPHABET; c++) {
+    const state = spill + (<usize>(4 + 3 * c) << 2);
+    const chunk = get(state, 0);
+    if (chunk >= 0) {
+      spillClose(spill, chunk, get(state, 1), get(state, 2), chunkEntries, down);
+      put(state, 0, -1);
+    }
+  }
+  return get(spill, 3);
+}
+
+/** finalScan over the window SA[from..to) (stage 3, or stage 1's scans), spilling what it induces outside. */
+@inline function windowScan(
+  t: usize, sa: usize, from: i32, to: i32, buckets: usize, cache: usize, spill: usize, mailbox: usize, ring: usize,
+  stage1: bool, sScan: bool,
+): void {
+  if (ring != 0) startPrefetch<u8>(mailbox, t, sa, 0, from, to, sScan, false, ring);
+  for (let w = 0; w * INDUCE_BLOCK < to - from; w++) {
+    const start = windowStart(from, to, w, sScan);
+    const end = windowEnd(from, to, w, sScan);
+    let steps = readySteps(sa, mailbox, ring, w);
+    const fromRing = steps != 0;
+    if (!fromRing) {
+      loadSteps<u8>(t, sa, 0, cache, start, end, false, sScan);
+      steps = cache;
+    }
+    if (sScan) {
+      induceCachedS<u8>(t, sa, buckets, steps, start, end, fromRing, stage1, true, from, spill);
+    } else {
+      induceCachedL<u8>(t, sa, buckets, steps, start, end, fromRing, stage1, true, to, spill);
+    }
+  }
+  if (ring != 0) finishPrefetch(mailbox);
+}
+
+/**
+ * lmsPositions over a window of byte text t at level 0 beyond this memory (see sais-large.ts): the
+ * LMS positions i + 1 for i in [from, to), descending, into out[top - count .. top), where out[-1 ..
+ * top) are free and top > (to - from) / 2. toIsS: whether position `to` is S type. With counts != 0,
+ * counts[c] (256 i32) also counts the LMS positions of first byte c; with bitmap != 0, each LMS
+ * position's bit is set there (bit q of u64 word q >> 6). Returns count.
+ */
+export function lmsWindow(t: usize, from: i32, to: i32, toIsS: i32, out: usize, top: i32, counts: usize, bitmap: usize): i32 {
+  const j = counts != 0
+    ? lmsPositions<u8>(t, out, from, to, toIsS, top, 0, true, counts)
+    : lmsPositions<u8>(t, out, from, to, toIsS, top, 0, false, 0);
+  if (bitmap != 0) {
+    for (let x = j; x < top; x++) setBit(bitmap, get(out, x));
+  }
+  return top - j;
+}
+
+/** Sets bit q of a bitmap of u64 words. */
+@inline function setBit(bitmap: usize, q: i32): void {
+  const word = bitmap + (<usize>(q >>> 6) << 3);
+  store<u64>(word, load<u64>(word) | (<u64>1 << <u64>(q & 63)));
+}
+
+/** The first set bit at or after q (one must be set there). */
+@inline function nextSetBit(bitmap: usize, q: i32): i32 {
+  let w = q >>> 6;
+  let bits = load<u64>(bitmap + (<usize>w << 3)) >> <u64>(q & 63);
+  if (bits != 0) return q + <i32>ctz(bits);
+  do {
+    w++;
+    bits = load<u64>(bitmap + (<usize>w << 3));
+  } while (bits == 0);
+  return (w << 6) + <i32>ctz(bits);
+}
+
+/**
+ * Names of the sorted LMS positions positions[0..count) of byte text t[0..n) (a window of SA[0..m)
+ * at level 0 beyond this memory, see sais-large.ts): out[x] = 1 + the number of distinct LMS
+ * substrings before or at positions[x], as nameLmsSubstrings in sais-large.ts names them. Each
+ * substring's end is the next LMS position, the next bit set in `bitmap` (lmsWindow's, with bit n
+ * set for the sentinel). state: (names so far, the previous position, its length), carried from
+ * window to window; (0, 0, 0) before the first. With a mailbox (0: none), the helper names chunks
+ * of the window: each chunk counts from 0 against the position before it, then the counts before
+ * each chunk are added.
+ */
+export function nameWindow(t: usize, n: i32, positions: usize, count: i32, out: usize, state: usize, bitmap: usize, mailbox: usize): void {
+  const before = get(state, 0);
+  const chunks = mailbox != 0 ? chunksFor(count) : 0;
+  if (chunks == 0) {
+    put(state, 0, nameRange(t, n, positions, 0, count, out, bitmap, get(state, 1), get(state, 2), before));
+  } else {
+    // each chunk's previous position and its length
+    const previous = mailbox + MAIL_COUNTS;
+    for (let c = 0; c < chunks; c++) {
+      const from = chunkStart(count, chunks, c);
+      const p = c == 0 ? get(state, 1) : get(positions, from - 1);
+      put(previous, c, p);
+      put(previous, MAX_CHUNKS + c, c == 0 ? get(state, 2) : nextSetBit(bitmap, p + 1) - p + 1);
+    }
+    store<i32>(mailbox + MAIL_NAME_OUT, <i32>out);
+    store<i32>(mailbox + MAIL_NAME_BITMAP, <i32>bitmap);
+    shareChunks(mailbox, COMMAND_NAME_WINDOW, t, 0, positions, n, 0, count, chunks, 0);
+    let names = before;
+    for (let c = 0; c < chunks; c++) {
+      const to = chunkStart(count, chunks, c + 1);
+      const from = chunkStart(count, chunks, c);
+      if (names != 0) {
+        for (let x = from; x < to; x++) put(out, x, get(out, x) + names);
+      }
+      names += get(previous, c); // the chunk's count, where its previous position was
+    }
+    put(state, 0, names);
+  }
+  const last = get(positions, count - 1);
+  put(state, 1, last);
+  put(state, 2, nextSetBit(bitmap, last + 1) - last + 1);
+}
+
+/** nameWindow's chunk c of the helper (the chunk's previous position and length in the mailbox's counts). */
+function nameChunk(mailbox: usize, t: usize, n: i32, positions: usize, from: i32, to: i32, c: i32): void {
+  const previous = mailbox + MAIL_COUNTS;
+  const out = <usize><u32>load<i32>(mailbox + MAIL_NAME_OUT);
+  const bitmap = <usize><u32>load<i32>(mailbox + MAIL_NAME_BITMAP);
+  put(previous, c, nameRange(t, n, positions, from, to, out, bitmap, get(previous, c), get(previous, MAX_CHUNKS + c), 0));
+}
+
+/**
+ * out[x] for x in [from, to): the names of positions[x] counted from `names`, against the position
+ * `prev` (of length prevLength; 0 when there is none) before positions[from]. Returns the last name.
+ */
+function nameRange(
+  t: usize, n: i32, positions: usize, from: i32, to: i32, out: usize, bitmap: usize, prev: i32, prevLength: i32, names: i32,
+): i32 {
+  let sink: u64 = 0;
+  for (let x0 = from; x0 < to; x0 += NAME_BLOCK) {
+    const x1 = min(to, x0 + NAME_BLOCK);
+    // the block's first bytes and bitmap words, independent loads, many misses in flight; then the
+    // work from cache
+    for (let x = x0; x < x1; x++) {
+      const p = get(positions, x);
+      sink += <u64>load<u8>(t + <usize>p) + load<u64>(bitmap + (<usize>(p >>> 6) << 3));
+    }
+    for (let x = x0; x < x1; x++) {
+      const p = get(positions, x);
+      const length = nextSetBit(bitmap, p + 1) - p + 1;
+      let same = length == prevLength && p + length <= n && prev + length <= n;
+      if (same) {
+        let d = 0;
+        for (; d + 8 <= length; d += 8) {
+          if (load<u64>(t + <usize>(p + d)) != load<u64>(t + <usize>(prev + d))) break;
+        }
+        for (; d < length; d++) {
+          if (load<u8>(t + <usize>(p + d)) != load<u8>(t + <usize>(prev + d))) break;
+        }
+        same = d == length;
+      }
+      if (!same) {
+        names++;
+        prev = p;
+        prevLength = length;
+      }
+      put(out, x, names);
+    }
+  }
+  nameSink = sink;
+  return names;
+}
+
+/** Keeps nameRange's first loads from being optimised away. */
+let nameSink: u64 = 0;
 
 // ---- prefetching a scan's steps ----------------------------------------------------------------
 // The induction scans are bound by the random loads of their entries' steps (T[p-2], T[p-1], see
@@ -1527,6 +1826,9 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 @inline const MAIL_SCAN_WINDOW: usize = 36; // the window a prefetched scan reads (readySteps)
 @inline const MAIL_RING: usize = 40; // that scan's ring
 @inline const MAIL_HELPER_WINDOW: usize = 44; // the window the helper loads into the ring
+@inline const MAIL_HELPER_ALIVE: usize = 48; // 1 once the helper runs (saisHelperAlive)
+@inline const MAIL_NAME_OUT: usize = 52; // nameWindow's output
+@inline const MAIL_NAME_BITMAP: usize = 56; // and its bitmap
 @inline const MAIL_CLAIM: usize = 64; // own cache line: both threads hammer it
 @inline const MAIL_DONE: usize = 128;
 @inline const MAIL_COUNTS: usize = 192;
@@ -1563,6 +1865,7 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 @inline const COMMAND_LMS_POSITIONS: i32 = 10;
 @inline const COMMAND_DOUBLING_SORT: i32 = 11;
 @inline const COMMAND_DOUBLING_SPLIT: i32 = 12;
+@inline const COMMAND_NAME_WINDOW: i32 = 13;
 
 /** The sign bit of an SA[0..m) entry marks an LMS substring that differs from its predecessor. */
 @inline const NEW_NAME: i32 = 0x80000000;
@@ -1576,6 +1879,12 @@ export function saisHelperBytes(): i32 {
  * zeroes the step number, the step's fields, the claim and the done count. */
 export function saisHelperReset(mailbox: usize): void {
   memory.fill(mailbox, 0, MAIL_COUNTS);
+}
+
+/** 1 once a saisHelper(mailbox) call runs (since saisHelperReset): a host that calls kernels with
+ * this mailbox without yielding to its event loop waits for it first, or the helper never starts. */
+export function saisHelperAlive(mailbox: usize): i32 {
+  return atomic.load<i32>(mailbox + MAIL_HELPER_ALIVE);
 }
 
 /** Posts exit to the helper of `mailbox`: sais does when it returns; the host does too, after a
@@ -1688,6 +1997,8 @@ function runChunk(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize, n: 
     }
   } else if (kind == COMMAND_PREFETCH) {
     prefetchScan(t, sa, n, m, m + entries, wide, mailbox); // m: the scan's first slot; wide: flags
+  } else if (kind == COMMAND_NAME_WINDOW) {
+    nameChunk(mailbox, t, n, sa, from, to, c); // sa: the sorted positions
   }
 }
 
@@ -1699,6 +2010,7 @@ export function saisHelper(mailbox: usize): void {
   const cache = mailbox + MAIL_CACHE;
   let seen = 0;
   let spins = 0;
+  atomic.store<i32>(mailbox + MAIL_HELPER_ALIVE, 1);
   for (;;) {
     const seq = atomic.load<i32>(mailbox + MAIL_SEQ);
     if (seq == seen || (seq & 1) != 0) {

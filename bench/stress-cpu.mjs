@@ -2,7 +2,8 @@
 // of up to --max-bytes (3 MB) from the ten families of stress-texts.mjs (FILEs give the slices).
 // Each text's SA-IS result (1 thread) is checked by the linear verifier; sais, range and skew at
 // each of --threads (1, 2 and 3) must equal it, and so must the path of texts beyond the
-// WebAssembly memory (level 0 in TypeScript, the reduced string on the kernel: sais-large). Stops
+// WebAssembly memory (sais-large: level 0's scans by windows of a random size, the reduced string
+// on the kernel). Stops
 // at the first difference and prints the seed and the case, so that it can be replayed.
 //
 //   npm run build && node bench/stress-cpu.mjs [--seed S] [--seconds T] [--threads 1,2,3]
@@ -39,9 +40,14 @@ try {
       }
     }
     for (const threads of threadCounts) {
-      const { sa } = await suffixArrayLargeOnKernel(text, { threads });
+      // level 0's scans by windows of a random size, so that entries spill across windows
+      const scanWindow = rng.between(1, Math.max(1, text.length));
+      const scanChunk = rng.between(1, 4096);
+      const { sa } = await suffixArrayLargeOnKernel(text, { threads, scanWindow, scanChunk });
       const at = firstDifference(sa, reference);
-      if (at >= 0) throw new Error(`seed ${seed}, case ${cases} (${what}): sais-large at ${threads} threads differs at ${at}`);
+      if (at >= 0) {
+        throw new Error(`seed ${seed}, case ${cases} (${what}): sais-large at ${threads} threads (window ${scanWindow}, chunk ${scanChunk}) differs at ${at}`);
+      }
     }
     cases++;
   }

@@ -250,6 +250,34 @@ describe("suffixArrayLarge (TypeScript port)", () => {
     expect(limited.status).toBe(0);
   });
 
+  it("level 0's scans, naming and LMS listing on the kernel by windows: small windows and chunks spill across them", async () => {
+    const r = rng(97);
+    const texts: Array<[string, Uint8Array]> = [...hardFamilies(3000, 6), ["alternating high", alternatingHigh(20_000, 8)]];
+    for (const sigma of [1, 2, 4, 26, 256]) {
+      for (let trial = 0; trial < 6; trial++) texts.push([`sigma ${sigma}`, randomText(2 + Math.floor(r() * 3000), sigma, trial * 41 + sigma)]);
+    }
+    texts.push(["n = 2", Uint8Array.of(2, 1)], ["n = 3", Uint8Array.of(1, 1, 1)]);
+    for (const [name, t] of texts) {
+      const want = suffixArrayLarge(t); // the port's own loops
+      for (const [scanWindow, scanChunk] of [[64, 8], [777, 13], [5, 1], [1, 1]]) {
+        const { sa } = await suffixArrayLargeOnKernel(t, { scanWindow, scanChunk });
+        expectSuffixArray(sa, want, `${name}, window ${scanWindow}, chunk ${scanChunk}`);
+      }
+    }
+  });
+
+  it("level 0's scans on the kernel with the helper prefetching (2 threads), over several windows", async () => {
+    for (const [name, t] of [...hardFamilies(300_000, 7), ["random DNA", randomText(300_000, 4, 5)]] as const) {
+      const want = suffixArrayLarge(t);
+      for (const [scanWindow, scanChunk] of [[50_000, 64], [4096, 4096]]) {
+        const { sa } = await suffixArrayLargeOnKernel(t, { scanWindow, scanChunk, threads: 2 });
+        expectSuffixArray(sa, want, `${name}, window ${scanWindow}, 2 threads`);
+      }
+      const plain = await suffixArrayLargeOnKernel(t, { scansOnKernel: false, threads: 2 });
+      expectSuffixArray(plain.sa, want, `${name}, the port's scans`);
+    }
+  });
+
   it("is correct with minimal workspaces (retry path)", () => {
     const t = alternatingHigh(50_000, 8);
     const want = doublingSuffixArray(t);

@@ -7,16 +7,21 @@
 // of an entry without a branch, the naming loads in blocks, and stage 3 places LMS suffixes
 // by block moves from counts per symbol.
 //
-// suffixArrayLargeOnKernel (what builds use) runs level 0 here and hands the reduced string s1,
-// about n / 3 names, to the WebAssembly kernel (asm/sais.ts saisReduced) with its helper thread,
-// when s1 with its SA and workspace fits in the 4 GiB memory; suffixArrayLarge is the port alone.
+// suffixArrayLargeOnKernel (what builds use) runs level 0 here with its hot loops on the kernel:
+// the text is copied into a heap of its own, and the four induction scans, the naming and the
+// listing of LMS positions run there (asm/sais.ts, "level 0 beyond this memory") over the SA a
+// window at a time (WindowedScans, at the end of this file), the scans with the kernel's helper
+// prefetching their steps at 2+ threads. It hands the reduced string s1, about n / 3 names, to the
+// kernel (saisReduced) with its helper thread, when s1 with its SA and workspace fits in the 4 GiB
+// memory. suffixArrayLarge is the port alone (its own loops everywhere): the tests' reference.
 //
 // Limits: n <= 2^31 - 1 (entries are Int32 with the sign bit as a flag); the SA buffer holds
 // n + fs Int32 slots (fs <= 2^24 + 4096 on the first try), so the JS engine must allow typed
 // arrays of that length.
 import { SufsortError } from "../../errors.js";
 import { checkWorkerAddressSpace, createExecutor, type Executor } from "../executor.js";
-import { availableMemory, MAX_HEAP_BYTES, SharedHeap } from "../memory.js";
+import { availableMemory, collectGarbage, MAX_HEAP_BYTES, SharedHeap } from "../memory.js";
+import { PhaseClock } from "../trace.js";
 import { helped, MIN_WORKSPACE, runWithHelper, SAIS_HELPER_BYTES, saisWorkspaceSlots, SAIS_MAX_LENGTH } from "./sais.js";
 
 type Text = Uint8Array | Int32Array;
@@ -42,6 +47,11 @@ export interface LargeOptions {
   reducedWorkspace?: number;
   /** Tests: the most heap bytes the kernel may take (default: 4 GiB, and what the process may still use). */
   heapLimit?: number;
+  /** Level 0's induction scans on the kernel by windows (default true; false: this port's loops). */
+  scansOnKernel?: boolean;
+  /** Tests: SA entries per window of those scans, and per chunk of their spills. */
+  scanWindow?: number;
+  scanChunk?: number;
 }
 
 /** What suffixArrayLargeOnKernel did: the SA, and whether the levels below level 0 ran on the kernel. */
@@ -67,16 +77,45 @@ export async function suffixArrayLargeOnKernel(text: Uint8Array, options: LargeO
   // fs starts at 4096 slots or more, so level 0's buckets (2 x 256) always fit
   for (let fs = saisWorkspaceSlots(n); ; fs = Math.max(2 * fs, MIN_WORKSPACE)) {
     const sa = new Int32Array(new SharedArrayBuffer(4 * (n + fs))); // shared: the SA's consumers may run on workers
-    const { m, names } = reduceLevel(text, sa, n, fs, BYTE_ALPHABET);
+    const clock = new PhaseClock("sais-large");
+    let scans = options.scansOnKernel === false ? undefined : await WindowedScans.create(text, options);
+    clock.lap("text to heap");
+    let level: { m: number; names: number };
+    try {
+      level = reduceLevel(text, sa, n, fs, BYTE_ALPHABET, clock, scans);
+    } catch (error) {
+      await scans?.close();
+      throw error;
+    }
+    const { m, names } = level;
     const reduced = sa.subarray(n + fs - m, n + fs);
     const free = n + fs - 2 * m;
+    // the text's heap is let go while s1's takes its place, then made again
+    const rescan = scans !== undefined;
+    await scans?.close();
+    scans = undefined;
+    // (large texts only: a collection costs milliseconds, and small heaps are not worth them)
+    const collect = rescan && n >= COLLECT_FROM;
+    if (collect) await collectGarbage();
+    clock.lap("release");
     // the memory the kernel's heap may take is asked for only when s1 goes there
     const reducedOnKernel = names < m && (await sortReducedOnKernel(
       reduced, names, sa.subarray(0, m), options.reducedWorkspace ?? free, options.threads ?? 1,
-      Math.min(options.heapLimit ?? MAX_HEAP_BYTES, MAX_HEAP_BYTES, availableMemory()),
+      Math.min(options.heapLimit ?? MAX_HEAP_BYTES, MAX_HEAP_BYTES, availableMemory()), clock,
     ));
     if (!reducedOnKernel && !solveReduced(reduced, sa, m, free, names)) continue;
-    completeLevel(text, sa, n, fs, BYTE_ALPHABET, m);
+    clock.lap(reducedOnKernel ? "s1 back" : "s1");
+    if (rescan) {
+      if (collect) await collectGarbage();
+      scans = await WindowedScans.create(text, options);
+      clock.lap("text to heap");
+    }
+    try {
+      completeLevel(text, sa, n, fs, BYTE_ALPHABET, m, clock, scans);
+    } finally {
+      await scans?.close();
+    }
+    clock.line(`n ${n} m ${m} names ${names}`);
     return { sa: new Uint32Array(sa.buffer, 0, n), reducedOnKernel };
   }
 }
@@ -87,7 +126,7 @@ export async function suffixArrayLargeOnKernel(text: Uint8Array, options: LargeO
  * written, when s1 and a workspace of 2 * names slots do not fit in heapLimit bytes.
  */
 async function sortReducedOnKernel(
-  s1: Int32Array, names: number, out: Int32Array, fs: number, threads: number, heapLimit: number,
+  s1: Int32Array, names: number, out: Int32Array, fs: number, threads: number, heapLimit: number, clock?: PhaseClock,
 ): Promise<boolean> {
   const m = s1.length;
   const bytesFor = (slots: number) => 4 * (2 * m + slots) + SAIS_HELPER_BYTES + KERNEL_HEAP_SLACK;
@@ -115,7 +154,9 @@ async function sortReducedOnKernel(
       const saPtr = heap.alloc(4 * (2 * m + fs));
       const mailbox = heap.alloc(SAIS_HELPER_BYTES, 64);
       heap.i32(saPtr + 4 * (m + fs), m).set(s1);
+      clock?.lap("s1 to heap");
       const status = await runWithHelper(executor, "saisReduced", [saPtr, m, fs, names], withHelper ? mailbox : 0);
+      clock?.lap("s1 sorted");
       if (status === 0) {
         out.set(heap.i32(saPtr, m));
         return true;
@@ -174,16 +215,22 @@ function solveReduced(reduced: Int32Array, sa: Int32Array, m: number, fs: number
  * Stage 1 of a level (fs >= k): the LMS substrings sorted and named, and the reduced string s1 of
  * m names in [0, names) written to sa[n + fs - m .. n + fs).
  */
-function reduceLevel(t: Text, sa: Int32Array, n: number, fs: number, k: number): { m: number; names: number } {
+function reduceLevel(
+  t: Text, sa: Int32Array, n: number, fs: number, k: number, clock?: PhaseClock, scans?: WindowedScans,
+): { m: number; names: number } {
   const counts = n + fs - k;
   const buckets = fs >= 2 * k ? counts - k : counts;
   countSymbols(t, n, sa, counts, k);
+  clock?.lap("count");
 
   // LMS positions to their bucket ends, then induce to sort LMS substrings.
   bucketBounds(t, n, sa, counts, buckets, k, true);
   sa.fill(0, 0, n);
+  clock?.lap("clear");
   let m = 0;
-  {
+  if (scans) {
+    m = scans.placeLms(t as Uint8Array, sa, buckets);
+  } else {
     let c1 = t[n - 1];
     let nextIsS = false;
     for (let i = n - 2; i >= 0; i--) {
@@ -197,7 +244,9 @@ function reduceLevel(t: Text, sa: Int32Array, n: number, fs: number, k: number):
       c1 = c0;
     }
   }
-  induceStage1(t, sa, n, counts, buckets, k);
+  clock?.lap("lms");
+  induceStage1(t, sa, n, counts, buckets, k, scans);
+  clock?.lap("induce 1");
 
   {
     let w = 0;
@@ -207,7 +256,8 @@ function reduceLevel(t: Text, sa: Int32Array, n: number, fs: number, k: number):
     }
   }
 
-  const names = nameLmsSubstrings(t, sa, n, m);
+  const names = scans ? scans.name(sa, n, m) : nameLmsSubstrings(t, sa, n, m);
+  clock?.lap("name");
 
   // The reduced string s1 at the end of the buffer.
   const reducedAt = n + fs - m;
@@ -222,14 +272,21 @@ function reduceLevel(t: Text, sa: Int32Array, n: number, fs: number, k: number):
 }
 
 /** Stages 2 and 3 of a level once sa[0..m) holds the suffix array of s1: LMS suffixes placed, then induced. */
-function completeLevel(t: Text, sa: Int32Array, n: number, fs: number, k: number, m: number): void {
+function completeLevel(
+  t: Text, sa: Int32Array, n: number, fs: number, k: number, m: number, clock?: PhaseClock, scans?: WindowedScans,
+): void {
   const counts = n + fs - k;
   const buckets = fs >= 2 * k ? counts - k : counts;
   const reduced = sa.subarray(n + fs - m, n + fs);
   // Small alphabets: LMS positions counted per first symbol as they are listed, so that they are
   // placed below by block moves instead of a random text read each.
   const lmsCounts = k <= LMS_COUNTS_MAX ? new Int32Array(k) : undefined;
-  {
+  if (scans) {
+    scans.listLms(t as Uint8Array, reduced, lmsCounts!);
+    clock?.lap("list");
+    for (let i = 0; i < m; i++) sa[i] = reduced[sa[i]];
+    clock?.lap("map");
+  } else {
     let j = m;
     let c1 = t[n - 1];
     let nextIsS = false;
@@ -248,6 +305,7 @@ function completeLevel(t: Text, sa: Int32Array, n: number, fs: number, k: number
 
   // Sorted LMS suffixes to their bucket ends, then induce.
   countSymbols(t, n, sa, counts, k);
+  clock?.lap("count");
   bucketBounds(t, n, sa, counts, buckets, k, true);
   if (lmsCounts) {
     // From the last bucket down: bucket c's LMS suffixes are the top lmsCounts[c] entries of what
@@ -276,16 +334,24 @@ function completeLevel(t: Text, sa: Int32Array, n: number, fs: number, k: number
     }
     while (j > 0) sa[--j] = 0;
   }
-  induceFinal(t, sa, n, counts, buckets, k);
+  clock?.lap("place");
+  induceFinal(t, sa, n, counts, buckets, k, scans);
+  clock?.lap("induce 3");
 }
 
 /** Stage 1 induction; same invariants as induceStage1 in asm/sais.ts (flags without a branch: see induceFinal). */
-function induceStage1(t: Text, sa: Int32Array, n: number, counts: number, buckets: number, k: number): void {
+function induceStage1(t: Text, sa: Int32Array, n: number, counts: number, buckets: number, k: number, scans?: WindowedScans): void {
   bucketBounds(t, n, sa, counts, buckets, k, false);
   {
     const j = n - 1;
     const c = t[j];
     sa[sa[buckets + c]++] = t[j - 1] < c ? ~j : j;
+  }
+  if (scans) {
+    scans.run(SCAN_STAGE1_L, sa, n, buckets);
+    bucketBounds(t, n, sa, counts, buckets, k, true);
+    scans.run(SCAN_STAGE1_S, sa, n, buckets);
+    return;
   }
   for (let i = 0; i < n; i++) {
     const p = sa[i];
@@ -317,12 +383,18 @@ function induceStage1(t: Text, sa: Int32Array, n: number, counts: number, bucket
  * branch: the flags of a text are close to random, and a mispredicted branch per entry cost more
  * than a third of the whole port's time (dickens 2.74-3.02 s -> 1.94-2.05).
  */
-function induceFinal(t: Text, sa: Int32Array, n: number, counts: number, buckets: number, k: number): void {
+function induceFinal(t: Text, sa: Int32Array, n: number, counts: number, buckets: number, k: number, scans?: WindowedScans): void {
   bucketBounds(t, n, sa, counts, buckets, k, false);
   {
     const j = n - 1;
     const c = t[j];
     sa[sa[buckets + c]++] = t[j - 1] < c ? ~j : j;
+  }
+  if (scans) {
+    scans.run(SCAN_FINAL_L, sa, n, buckets);
+    bucketBounds(t, n, sa, counts, buckets, k, true);
+    scans.run(SCAN_FINAL_S, sa, n, buckets);
+    return;
   }
   for (let i = 0; i < n; i++) {
     const p = sa[i];
@@ -402,3 +474,217 @@ const LMS_COUNTS_MAX = 1 << 16;
 const NAME_BLOCK = 2048;
 /** Keeps the naming's first-symbol loads from being optimised away. */
 let loadSink = 0;
+
+// ---- level 0's induction scans on the kernel -------------------------------------------------------
+// The four scans of level 0 run on the kernel (asm/sais.ts, "level 0 beyond this memory"): its
+// blocked scans with many text loads in flight, over the text copied into a heap of its own and the
+// SA copied through that heap a window at a time; the entries a window induces outside it come back
+// in chunks, copied to the SA before their window is loaded.
+
+const SCAN_STAGE1_L = 0;
+const SCAN_STAGE1_S = 1;
+const SCAN_FINAL_L = 2;
+const SCAN_FINAL_S = 3;
+
+/** SA entries per window of the scans (16 MiB): few host round trips, and the window stays in cache. */
+const SCAN_WINDOW = 1 << 22;
+/** Entries per spill chunk: a chunk is one copy of the host. */
+const SCAN_CHUNK = 1 << 12;
+/** Texts from this length let their scans' heap go (collected) before s1's heap is made, and s1's before the scans' second one. */
+const COLLECT_FROM = 1 << 26;
+/** How long the scans wait for their helper's worker to start, at most (ms). */
+const HELPER_START_MS = 5000;
+/** Slots of the kernel's block cache (INDUCE_BLOCK in asm/sais.ts). */
+const SCAN_CACHE = 1024;
+
+class WindowedScans {
+  private readonly call: Record<string, (...args: number[]) => number>;
+
+  private constructor(
+    private readonly heap: SharedHeap,
+    private readonly executor: Executor,
+    private readonly helper: Promise<number> | undefined,
+    private readonly mailbox: number,
+    private readonly ring: number,
+    private readonly textPtr: number,
+    private readonly window: number,
+    private readonly windowPtr: number,
+    private readonly bucketsPtr: number,
+    private readonly cachePtr: number,
+    private readonly spillPtr: number,
+    private readonly namesPtr: number,
+    private readonly statePtr: number,
+    private readonly lmsPtr: number,
+    private readonly countsPtr: number,
+    private readonly bitmapPtr: number,
+  ) {
+    this.call = executor.kernels as unknown as Record<string, (...args: number[]) => number>;
+  }
+
+  /**
+   * The text in a heap of its own with the scans' buffers, or undefined where that heap is refused.
+   * With 2 or more threads, the sais helper (asm/sais.ts) runs on a worker and prefetches the scans'
+   * steps; close() stops it.
+   */
+  static async create(text: Uint8Array, options: LargeOptions): Promise<WindowedScans | undefined> {
+    const n = text.length;
+    const window = Math.max(1, Math.min(options.scanWindow ?? SCAN_WINDOW, n));
+    const chunk = Math.min(options.scanChunk ?? SCAN_CHUNK, window);
+    // the spill area (asm spillBytes) takes about as much as the window, and a chunk per bucket
+    const bytes = n + n / 8 + 16 * window + 4 * (BYTE_ALPHABET + 1) * (chunk + 3) + SAIS_HELPER_BYTES + (1 << 19);
+    if (bytes > MAX_HEAP_BYTES || bytes > availableMemory()) return undefined;
+    let heap: SharedHeap;
+    try {
+      heap = new SharedHeap(bytes);
+    } catch (error) {
+      if (error instanceof SufsortError) return undefined;
+      throw error;
+    }
+    const textPtr = heap.alloc(n + 64) + 16; // the byte before the text is read (never used)
+    heap.u8(textPtr, n).set(text);
+    const windowPtr = heap.alloc(4 * window);
+    const bucketsPtr = heap.alloc(4 * BYTE_ALPHABET);
+    const cachePtr = heap.alloc(4 * SCAN_CACHE);
+    let withHelper = helped(n, options.threads ?? 1);
+    if (withHelper) {
+      try {
+        checkWorkerAddressSpace(1);
+      } catch {
+        withHelper = false;
+      }
+    }
+    const executor = createExecutor(heap, withHelper ? 2 : 1);
+    const call = executor.kernels as unknown as Record<string, (...args: number[]) => number>;
+    const spillPtr = heap.alloc(call.spillBytes(window, chunk));
+    call.spillInit(spillPtr, window, chunk);
+    const namesPtr = heap.alloc(4 * window);
+    const statePtr = heap.alloc(16);
+    // lmsWindow writes one slot below what it lists
+    const lmsPtr = heap.alloc(4 * (window + 1)) + 4;
+    const countsPtr = heap.alloc(4 * BYTE_ALPHABET);
+    // a bit per position and the sentinel's, whole u64 words and one more (fresh memory is zero)
+    const bitmapPtr = heap.alloc(8 * (Math.floor(n / 64) + 2));
+    heap.u8(bitmapPtr + (n >>> 3), 1)[0] |= 1 << (n & 7);
+    let mailbox = 0;
+    let ring = 0;
+    let helper: Promise<number> | undefined;
+    if (withHelper) {
+      mailbox = heap.alloc(SAIS_HELPER_BYTES, 64);
+      ring = heap.alloc(call.ringBytes(), 64);
+      call.saisHelperReset(mailbox);
+      helper = executor.runOne("saisHelper", [mailbox]);
+      // the scans run on this thread without yielding: the helper's task must have started first
+      // (without it a scan loads every step itself, and stays correct)
+      for (let waited = 0; call.saisHelperAlive(mailbox) === 0 && waited < HELPER_START_MS; waited++) {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+    }
+    return new WindowedScans(
+      heap, executor, helper, mailbox, ring, textPtr, window, windowPtr, bucketsPtr, cachePtr, spillPtr, namesPtr,
+      statePtr, lmsPtr, countsPtr, bitmapPtr,
+    );
+  }
+
+  /** Stops the helper and the executor's worker. */
+  async close(): Promise<void> {
+    if (this.helper) {
+      this.call.saisHelperExit(this.mailbox);
+      await this.helper;
+    }
+    await this.executor.close();
+  }
+
+  /** One scan of `kind` over sa[0..n), bucket heads or ends at sa[buckets ..): window by window, upwards for L scans. */
+  run(kind: number, sa: Int32Array, n: number, buckets: number): void {
+    const heap = this.heap.i32(0, this.heap.memory.buffer.byteLength >>> 2);
+    heap.set(sa.subarray(buckets, buckets + BYTE_ALPHABET), this.bucketsPtr >>> 2);
+    const descriptors = this.call.spillDescriptors(this.spillPtr) >>> 2;
+    const pool = this.call.spillPool(this.spillPtr) >>> 2;
+    const windowSlot = this.windowPtr >>> 2;
+    const down = kind === SCAN_STAGE1_S || kind === SCAN_FINAL_S;
+    const windows = Math.ceil(n / this.window);
+    for (let w = 0; w < windows; w++) {
+      const from = down ? Math.max(0, n - (w + 1) * this.window) : w * this.window;
+      const to = down ? n - w * this.window : Math.min(n, from + this.window);
+      heap.set(sa.subarray(from, to), windowSlot);
+      const base = (this.windowPtr - 4 * from) >>> 0;
+      const spilled = this.call.induceWindow(
+        kind, this.textPtr, base, from, to, this.bucketsPtr, this.cachePtr, this.spillPtr, this.mailbox, this.ring,
+      );
+      sa.set(heap.subarray(windowSlot, windowSlot + (to - from)), from);
+      for (let d = 0; d < spilled; d++) {
+        const at = descriptors + 3 * d;
+        const offset = pool + heap[at + 1];
+        sa.set(heap.subarray(offset, offset + heap[at + 2]), heap[at]);
+      }
+    }
+  }
+
+  /**
+   * The LMS positions of t, from the right, each to the end of its bucket (sa[buckets + c], moved
+   * down), as reduceLevel places them; returns their number. The kernel lists them a window of
+   * positions at a time (lmsWindow, no branch per position).
+   */
+  placeLms(t: Uint8Array, sa: Int32Array, buckets: number): number {
+    let m = 0;
+    this.forLmsWindows(t, 0, this.bitmapPtr, (heap, first, count) => {
+      for (let x = first + count - 1; x >= first; x--) {
+        const p = heap[x];
+        sa[--sa[buckets + t[p]]] = p;
+      }
+      m += count;
+    });
+    return m;
+  }
+
+  /** The LMS positions of t in order into reduced (all m of them), counted per first byte into lmsCounts (256). */
+  listLms(t: Uint8Array, reduced: Int32Array, lmsCounts: Int32Array): void {
+    let j = reduced.length;
+    this.forLmsWindows(t, this.countsPtr, 0, (heap, first, count) => {
+      reduced.set(heap.subarray(first, first + count), j - count);
+      j -= count;
+    });
+    lmsCounts.set(this.heap.i32(this.countsPtr, BYTE_ALPHABET));
+  }
+
+  /** Lists the LMS positions of t a window of positions at a time, from the right: `use` gets them
+   * ascending at heap[first .. first + count). counts: 0, or 256 slots in the heap that count them
+   * per first byte (zeroed here); bitmap: 0, or the bitmap in which their bits are set (nameWindow's). */
+  private forLmsWindows(
+    t: Uint8Array, counts: number, bitmap: number, use: (heap: Int32Array, first: number, count: number) => void,
+  ): void {
+    const call = this.call;
+    const heap = this.heap.i32(0, this.heap.memory.buffer.byteLength >>> 2);
+    if (counts !== 0) heap.fill(0, counts >>> 2, (counts >>> 2) + BYTE_ALPHABET);
+    const n = t.length;
+    const top = this.window;
+    let toIsS = 0; // position n - 1 is L type
+    for (let to = n - 1; to > 0; ) {
+      const from = Math.max(0, to - this.window);
+      const count = call.lmsWindow(this.textPtr, from, to, toIsS, this.lmsPtr, top, counts, bitmap);
+      use(heap, (this.lmsPtr >>> 2) + top - count, count);
+      // the type of `from`: that of the first position of its run whose next byte differs
+      let x = from;
+      while (x < to && t[x] === t[x + 1]) x++;
+      toIsS = x < to ? Number(t[x] < t[x + 1]) : toIsS;
+      to = from;
+    }
+  }
+
+  /** nameLmsSubstrings on the kernel (nameWindow), the sorted LMS positions sa[0..m) a window at a time. */
+  name(sa: Int32Array, n: number, m: number): number {
+    const call = this.call;
+    const heap = this.heap.i32(0, this.heap.memory.buffer.byteLength >>> 2);
+    sa.fill(0, m, n);
+    const windowSlot = this.windowPtr >>> 2;
+    const namesSlot = this.namesPtr >>> 2;
+    heap.fill(0, this.statePtr >>> 2, (this.statePtr >>> 2) + 4);
+    for (let x0 = 0; x0 < m; x0 += this.window) {
+      const count = Math.min(m, x0 + this.window) - x0;
+      heap.set(sa.subarray(x0, x0 + count), windowSlot);
+      call.nameWindow(this.textPtr, n, this.windowPtr, count, this.namesPtr, this.statePtr, this.bitmapPtr, this.mailbox);
+      for (let x = 0; x < count; x++) sa[m + (heap[windowSlot + x] >> 1)] = heap[namesSlot + x];
+    }
+    return heap[this.statePtr >>> 2];
+  }
+}

@@ -1887,6 +1887,18 @@ export function saisHelperAlive(mailbox: usize): i32 {
   return atomic.load<i32>(mailbox + MAIL_HELPER_ALIVE);
 }
 
+/** SA[i] = positions[SA[i]] for i in [0, m): the ranks of a reduced string sorted by saisReduced to
+ * its positions in the text (sais-large.ts), with the helper when mailbox != 0. */
+export function saisMapRanks(sa: usize, positions: usize, m: i32, mailbox: usize): void {
+  const chunks = mailbox != 0 ? chunksFor(m) : 0;
+  if (chunks != 0) {
+    shareChunks(mailbox, COMMAND_MAP_RANKS, positions, 0, sa, m, m, m, chunks, 0);
+  } else {
+    mapRanks(sa, positions, 0, m);
+  }
+  if (mailbox != 0) saisHelperExit(mailbox);
+}
+
 /** Posts exit to the helper of `mailbox`: sais does when it returns; the host does too, after a
  * sais call that failed (never while one runs: the mailbox has one writer). */
 export function saisHelperExit(mailbox: usize): void {

@@ -80,14 +80,14 @@ export async function suffixArrayLargeOnKernel(text: Uint8Array, options: LargeO
     const clock = new PhaseClock("sais-large");
     let scans = options.scansOnKernel === false ? undefined : await WindowedScans.create(text, options);
     clock.lap("text to heap");
-    let level: { m: number; names: number };
+    let level: { m: number; names: number; lmsCounts?: Int32Array };
     try {
       level = reduceLevel(text, sa, n, fs, BYTE_ALPHABET, clock, scans);
     } catch (error) {
       await scans?.close();
       throw error;
     }
-    const { m, names } = level;
+    const { m, names, lmsCounts } = level;
     const reduced = sa.subarray(n + fs - m, n + fs);
     const free = n + fs - 2 * m;
     // the text's heap is let go while s1's takes its place, then made again
@@ -99,9 +99,10 @@ export async function suffixArrayLargeOnKernel(text: Uint8Array, options: LargeO
     if (collect) await collectGarbage();
     clock.lap("release");
     // the memory the kernel's heap may take is asked for only when s1 goes there
+    const positions = lmsCounts ? sa.subarray(m, 2 * m) : undefined;
     const reducedOnKernel = names < m && (await sortReducedOnKernel(
       reduced, names, sa.subarray(0, m), options.reducedWorkspace ?? free, options.threads ?? 1,
-      Math.min(options.heapLimit ?? MAX_HEAP_BYTES, MAX_HEAP_BYTES, availableMemory()), clock,
+      Math.min(options.heapLimit ?? MAX_HEAP_BYTES, MAX_HEAP_BYTES, availableMemory()), clock, positions,
     ));
     if (!reducedOnKernel && !solveReduced(reduced, sa, m, free, names)) continue;
     clock.lap(reducedOnKernel ? "s1 back" : "s1");
@@ -111,7 +112,8 @@ export async function suffixArrayLargeOnKernel(text: Uint8Array, options: LargeO
       clock.lap("text to heap");
     }
     try {
-      completeLevel(text, sa, n, fs, BYTE_ALPHABET, m, clock, scans);
+      // SA1's ranks are text positions already when s1's heap mapped them
+      completeLevel(text, sa, n, fs, BYTE_ALPHABET, m, clock, scans, reducedOnKernel ? lmsCounts : undefined);
     } finally {
       await scans?.close();
     }
@@ -122,11 +124,13 @@ export async function suffixArrayLargeOnKernel(text: Uint8Array, options: LargeO
 
 /**
  * out[0..m) = the suffix array of s1 (m names in [0, names)) by the kernel's saisReduced, with a
- * workspace of `fs` slots at first (doubled while a level asks for more). false, with nothing
- * written, when s1 and a workspace of 2 * names slots do not fit in heapLimit bytes.
+ * workspace of `fs` slots at first (doubled while a level asks for more); with `positions` (s1's
+ * positions in the text), mapped to them. false, with nothing written, when s1 and a workspace of
+ * 2 * names slots do not fit in heapLimit bytes.
  */
 async function sortReducedOnKernel(
   s1: Int32Array, names: number, out: Int32Array, fs: number, threads: number, heapLimit: number, clock?: PhaseClock,
+  positions?: Int32Array,
 ): Promise<boolean> {
   const m = s1.length;
   const bytesFor = (slots: number) => 4 * (2 * m + slots) + SAIS_HELPER_BYTES + KERNEL_HEAP_SLACK;
@@ -158,6 +162,13 @@ async function sortReducedOnKernel(
       const status = await runWithHelper(executor, "saisReduced", [saPtr, m, fs, names], withHelper ? mailbox : 0);
       clock?.lap("s1 sorted");
       if (status === 0) {
+        if (positions) {
+          // s1's slots are free now: the positions go there, and the ranks become positions
+          const positionsPtr = saPtr + 4 * (m + fs);
+          heap.i32(positionsPtr, m).set(positions);
+          await runWithHelper(executor, "saisMapRanks", [saPtr, positionsPtr, m], withHelper ? mailbox : 0);
+          clock?.lap("map");
+        }
         out.set(heap.i32(saPtr, m));
         return true;
       }
@@ -213,14 +224,19 @@ function solveReduced(reduced: Int32Array, sa: Int32Array, m: number, fs: number
 
 /**
  * Stage 1 of a level (fs >= k): the LMS substrings sorted and named, and the reduced string s1 of
- * m names in [0, names) written to sa[n + fs - m .. n + fs).
+ * m names in [0, names) written to sa[n + fs - m .. n + fs). With lmsCounts, the LMS positions
+ * are listed in sa[m .. 2m) too, and counted per first symbol there.
  */
 function reduceLevel(
   t: Text, sa: Int32Array, n: number, fs: number, k: number, clock?: PhaseClock, scans?: WindowedScans,
-): { m: number; names: number } {
+): { m: number; names: number; lmsCounts?: Int32Array } {
   const counts = n + fs - k;
   const buckets = fs >= 2 * k ? counts - k : counts;
-  countSymbols(t, n, sa, counts, k);
+  if (scans) {
+    sa.set(scans.byteCounts, counts);
+  } else {
+    countSymbols(t, n, sa, counts, k);
+  }
   clock?.lap("count");
 
   // LMS positions to their bucket ends, then induce to sort LMS substrings.
@@ -268,20 +284,32 @@ function reduceLevel(
       if (name !== 0) sa[reducedAt + j--] = name - 1;
     }
   }
-  return { m, names };
+  // With the scans, and room for them between SA1 and s1: the LMS positions listed now, at
+  // sa[m .. 2m), for s1's heap to map its sorted ranks to them (sortReducedOnKernel).
+  let lmsCounts: Int32Array | undefined;
+  if (scans && 3 * m <= n + fs) {
+    lmsCounts = new Int32Array(k);
+    scans.listLms(t as Uint8Array, sa.subarray(m, 2 * m), lmsCounts);
+    clock?.lap("list");
+  }
+  return { m, names, lmsCounts };
 }
 
-/** Stages 2 and 3 of a level once sa[0..m) holds the suffix array of s1: LMS suffixes placed, then induced. */
+/** Stages 2 and 3 of a level once sa[0..m) holds the suffix array of s1 (with `mapped`, the LMS
+ * positions in that order, and mapped their counts per first symbol): LMS suffixes placed, then induced. */
 function completeLevel(
   t: Text, sa: Int32Array, n: number, fs: number, k: number, m: number, clock?: PhaseClock, scans?: WindowedScans,
+  mapped?: Int32Array,
 ): void {
   const counts = n + fs - k;
   const buckets = fs >= 2 * k ? counts - k : counts;
   const reduced = sa.subarray(n + fs - m, n + fs);
   // Small alphabets: LMS positions counted per first symbol as they are listed, so that they are
   // placed below by block moves instead of a random text read each.
-  const lmsCounts = k <= LMS_COUNTS_MAX ? new Int32Array(k) : undefined;
-  if (scans) {
+  const lmsCounts = mapped ?? (k <= LMS_COUNTS_MAX ? new Int32Array(k) : undefined);
+  if (mapped) {
+    // sa[0..m) holds the sorted LMS positions already (sortReducedOnKernel mapped them)
+  } else if (scans) {
     scans.listLms(t as Uint8Array, reduced, lmsCounts!);
     clock?.lap("list");
     for (let i = 0; i < m; i++) sa[i] = reduced[sa[i]];
@@ -304,7 +332,11 @@ function completeLevel(
   }
 
   // Sorted LMS suffixes to their bucket ends, then induce.
-  countSymbols(t, n, sa, counts, k);
+  if (scans) {
+    sa.set(scans.byteCounts, counts);
+  } else {
+    countSymbols(t, n, sa, counts, k);
+  }
   clock?.lap("count");
   bucketBounds(t, n, sa, counts, buckets, k, true);
   if (lmsCounts) {
@@ -517,6 +549,8 @@ class WindowedScans {
     private readonly lmsPtr: number,
     private readonly countsPtr: number,
     private readonly bitmapPtr: number,
+    /** Occurrences of each byte in the text. */
+    readonly byteCounts: Int32Array,
   ) {
     this.call = executor.kernels as unknown as Record<string, (...args: number[]) => number>;
   }
@@ -563,6 +597,10 @@ class WindowedScans {
     const lmsPtr = heap.alloc(4 * (window + 1)) + 4;
     const countsPtr = heap.alloc(4 * BYTE_ALPHABET);
     // a bit per position and the sentinel's, whole u64 words and one more (fresh memory is zero)
+    const byteCounts = new Int32Array(BYTE_ALPHABET);
+    heap.i32(countsPtr, BYTE_ALPHABET).fill(0);
+    call.byteHistogram(textPtr, 0, n, countsPtr);
+    byteCounts.set(heap.i32(countsPtr, BYTE_ALPHABET));
     const bitmapPtr = heap.alloc(8 * (Math.floor(n / 64) + 2));
     heap.u8(bitmapPtr + (n >>> 3), 1)[0] |= 1 << (n & 7);
     let mailbox = 0;
@@ -581,7 +619,7 @@ class WindowedScans {
     }
     return new WindowedScans(
       heap, executor, helper, mailbox, ring, textPtr, window, windowPtr, bucketsPtr, cachePtr, spillPtr, namesPtr,
-      statePtr, lmsPtr, countsPtr, bitmapPtr,
+      statePtr, lmsPtr, countsPtr, bitmapPtr, byteCounts,
     );
   }
 

@@ -19,8 +19,9 @@
 //
 // Memory: text n + SA 4n + workspace 4 fs bytes, fs = min(n / 2, 2^24) + 4096: at most 6n + 64 MiB
 // beyond the text (7n for small n where 2n < 64 MiB), plus 13 KB of mailbox. Texts above
-// saisMaxLength (~845 M) do not fit in 4 GiB: suffixArrayLargeOnKernel (sais-large.ts) runs their
-// level 0 in TypeScript and hands the reduced string to this kernel (saisReduced).
+// saisMaxLength (~845 M) do not fit in 4 GiB: suffixArrayLargeOnKernel (sais-large.ts) keeps
+// their SA in a plain array, runs level 0's scans, naming and LMS listing on this kernel a window
+// at a time (induceWindow, nameWindow, lmsWindow), and hands the reduced string to it (saisReduced).
 import { registerSorter, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import { failure } from "../../errors.js";
 import type { Executor } from "../executor.js";

@@ -1400,6 +1400,30 @@ export function lmsWindow(t: usize, from: i32, to: i32, toIsS: i32, out: usize, 
   return top - j;
 }
 
+/**
+ * The positions q in [from, to) whose bits are set in `bitmap` (lmsWindow's), ascending, into
+ * out[0 .. count); counts[c] (256 i32) counts those with t[q] == c. Returns count. The LMS
+ * positions again, in text order, without their types worked out a second time.
+ */
+export function lmsFromBitmap(t: usize, bitmap: usize, from: u32, to: u32, out: usize, counts: usize): i32 {
+  if (from >= to) return 0;
+  let count = 0;
+  const last = (to - 1) >>> 6;
+  for (let w = from >>> 6; w <= last; w++) {
+    let bits = load<u64>(bitmap + (<usize>w << 3));
+    if (w == from >>> 6) bits &= <u64>-1 << <u64>(from & 63);
+    if (w == last && (to & 63) != 0) bits &= (<u64>1 << <u64>(to & 63)) - 1;
+    while (bits != 0) {
+      const q = (w << 6) + <u32>ctz(bits);
+      bits &= bits - 1;
+      put(out, count++, <i32>q);
+      const at = counts + (<usize>load<u8>(t + <usize>q) << 2);
+      store<i32>(at, load<i32>(at) + 1);
+    }
+  }
+  return count;
+}
+
 /** Sets bit q of a bitmap of u64 words. */
 @inline function setBit(bitmap: usize, q: i32): void {
   const word = bitmap + (<usize>(q >>> 6) << 3);

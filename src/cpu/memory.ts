@@ -41,6 +41,11 @@ export function sharedU32(length: number): Uint32Array {
   return new Uint32Array(new SharedArrayBuffer(4 * length));
 }
 
+/** array[from, to) = 0: a step of `prefault` (workers/plain.ts). */
+export function zeroFill({ array, from, to }: { array: Int32Array; from: number; to: number }): void {
+  array.fill(0, from, to);
+}
+
 /** A copy of `bytes` in a SharedArrayBuffer, which workers can read. */
 export function sharedCopy(bytes: Uint8Array): Uint8Array {
   const copy = sharedU8(bytes.length);

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { SharedHeap } from "../../src/cpu/memory.js";
-import { createExecutor, workerExecArgv, type Executor } from "../../src/cpu/executor.js";
+import { createExecutor, prefault, workerExecArgv, type Executor } from "../../src/cpu/executor.js";
 import { MIN_PARALLEL, copy, gather, mergeU32, pack, radixSort, scan, scatter, splitByPivot } from "../../src/cpu/primitives.js";
 import { packagePath } from "../../src/paths.js";
 import { TEAM_MAX_ARGS } from "../../src/cpu/team.js";
@@ -238,6 +238,15 @@ describe("the worker pool", () => {
     const argv = workerExecArgv()!;
     expect(argv.at(-1)).toBe("--no-experimental-require-module");
     expect(argv.slice(0, -1)).toEqual(process.execArgv.filter((a) => a !== "--experimental-require-module"));
+  });
+
+  it("prefault zeroes every entry of a shared array on plain workers (and does nothing on one thread)", async () => {
+    const array = new Int32Array(new SharedArrayBuffer(4 * 100_003));
+    array.fill(7);
+    await prefault(array, 1);
+    expect(array.every((v) => v === 7)).toBe(true);
+    await prefault(array, 3);
+    expect(array.every((v) => v === 0)).toBe(true);
   });
 
   // Closing a pool whose workers are still loading once aborted Node 20 (require(esm) cut short,

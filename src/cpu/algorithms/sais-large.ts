@@ -19,7 +19,7 @@
 // n + fs Int32 slots (fs <= 2^24 + 4096 on the first try), so the JS engine must allow typed
 // arrays of that length.
 import { SufsortError } from "../../errors.js";
-import { checkWorkerAddressSpace, createExecutor, type Executor } from "../executor.js";
+import { checkWorkerAddressSpace, createExecutor, prefault, type Executor } from "../executor.js";
 import { availableMemory, collectGarbage, MAX_HEAP_BYTES, SharedHeap } from "../memory.js";
 import { PhaseClock } from "../trace.js";
 import { helped, MIN_WORKSPACE, runWithHelper, SAIS_HELPER_BYTES, saisWorkspaceSlots, SAIS_MAX_LENGTH } from "./sais.js";
@@ -78,7 +78,10 @@ export async function suffixArrayLargeOnKernel(text: Uint8Array, options: LargeO
   for (let fs = saisWorkspaceSlots(n); ; fs = Math.max(2 * fs, MIN_WORKSPACE)) {
     const sa = new Int32Array(new SharedArrayBuffer(4 * (n + fs))); // shared: the SA's consumers may run on workers
     const clock = new PhaseClock("sais-large");
+    // the SA's pages are mapped by workers while the text goes to its heap
+    const faulted = n >= COLLECT_FROM ? prefault(sa, options.threads ?? 1) : undefined;
     let scans = options.scansOnKernel === false ? undefined : await WindowedScans.create(text, options);
+    await faulted;
     clock.lap("text to heap");
     let level: { m: number; names: number; lmsCounts?: Int32Array };
     try {
@@ -522,7 +525,8 @@ const SCAN_FINAL_S = 3;
 const SCAN_WINDOW = 1 << 22;
 /** Entries per spill chunk: a chunk is one copy of the host. */
 const SCAN_CHUNK = 1 << 12;
-/** Texts from this length let their scans' heap go (collected) before s1's heap is made, and s1's before the scans' second one. */
+/** Texts from this length let their scans' heap go (collected) before s1's heap is made, and s1's
+ * before the scans' second one, and have their SA's pages mapped by workers first (prefault). */
 const COLLECT_FROM = 1 << 26;
 /** How long the scans wait for their helper's worker to start, at most (ms). */
 const HELPER_START_MS = 5000;
@@ -531,6 +535,8 @@ const SCAN_CACHE = 1024;
 
 class WindowedScans {
   private readonly call: Record<string, (...args: number[]) => number>;
+  /** Whether placeLms has set the LMS positions' bits (then listLms reads them there). */
+  private bitmapFilled = false;
 
   private constructor(
     private readonly heap: SharedHeap,
@@ -664,6 +670,7 @@ class WindowedScans {
    * positions at a time (lmsWindow, no branch per position).
    */
   placeLms(t: Uint8Array, sa: Int32Array, buckets: number): number {
+    this.bitmapFilled = true;
     let m = 0;
     this.forLmsWindows(t, 0, this.bitmapPtr, (heap, first, count) => {
       for (let x = first + count - 1; x >= first; x--) {
@@ -677,11 +684,25 @@ class WindowedScans {
 
   /** The LMS positions of t in order into reduced (all m of them), counted per first byte into lmsCounts (256). */
   listLms(t: Uint8Array, reduced: Int32Array, lmsCounts: Int32Array): void {
-    let j = reduced.length;
-    this.forLmsWindows(t, this.countsPtr, 0, (heap, first, count) => {
-      reduced.set(heap.subarray(first, first + count), j - count);
-      j -= count;
-    });
+    if (this.bitmapFilled) {
+      // from the bitmap that placeLms filled: no types to work out again
+      const heap = this.heap.i32(0, this.heap.memory.buffer.byteLength >>> 2);
+      heap.fill(0, this.countsPtr >>> 2, (this.countsPtr >>> 2) + BYTE_ALPHABET);
+      const n = t.length;
+      let j = 0;
+      for (let from = 0; from < n; from += this.window) {
+        const to = Math.min(n, from + this.window);
+        const count = this.call.lmsFromBitmap(this.textPtr, this.bitmapPtr, from, to, this.lmsPtr, this.countsPtr);
+        reduced.set(heap.subarray(this.lmsPtr >>> 2, (this.lmsPtr >>> 2) + count), j);
+        j += count;
+      }
+    } else {
+      let j = reduced.length;
+      this.forLmsWindows(t, this.countsPtr, 0, (heap, first, count) => {
+        reduced.set(heap.subarray(first, first + count), j - count);
+        j -= count;
+      });
+    }
     lmsCounts.set(this.heap.i32(this.countsPtr, BYTE_ALPHABET));
   }
 

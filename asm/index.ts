@@ -1,7 +1,7 @@
 // The one WebAssembly module: every kernel is exported from here. Kernels take raw pointers into
 // the host-owned shared memory and never allocate (see src/cpu/memory.ts).
 export { probe } from "./probe";
-export { verifySuffixArray, firstViolation, verifyMarkBlock, verifyFirstBlock, verifyInducedBlock } from "./verify";
+export { verifySuffixArray, firstViolation, verifyMarkBlock, verifyFirstBlock, verifyInducedBlock, verifyInducedMapped } from "./verify";
 export { sais, saisHelper, saisHelperBytes, saisHelperAlive, saisHelperExit, saisHelperReset, saisReduced, saisMapRanks, induceWindow, nameWindow, lmsWindow, lmsFromBitmap, ringBytes, spillBytes, spillInit, spillDescriptors, spillPool } from "./sais";
 export * from "./scan";
 export * from "./radix";

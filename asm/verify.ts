@@ -146,3 +146,21 @@ export function verifyInducedBlock(text: usize, sa: usize, k0: u32, k1: u32, nex
   }
   return 0;
 }
+
+/**
+ * verifyInducedBlock for an SA outside this memory (src/engine/verify.ts verifyByWindows): `sa` is
+ * the base of the block's window (entry k at sa + 4k, u32 arithmetic), and bucket c's next slots
+ * are read at bases[c] + 4p, where the host copied that bucket's range of slots for the block.
+ */
+export function verifyInducedMapped(text: usize, sa: usize, k0: u32, k1: u32, next: usize, bases: usize): u32 {
+  for (let k = k0; k < k1; k++) {
+    const s = load<u32>(sa + ((k as usize) << 2));
+    if (s == 0) continue;
+    const c = load<u8>(text + ((s - 1) as usize)) as usize;
+    const slot = next + (c << 2);
+    const p = load<u32>(slot);
+    if (load<u32>((load<u32>(bases + (c << 2)) as usize) + ((p as usize) << 2)) != s - 1) return 1;
+    store<u32>(slot, p + 1);
+  }
+  return 0;
+}

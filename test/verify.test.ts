@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { suffixArray, verifySuffixArray } from "../src/index.js";
 import { hardFamilies, naiveSuffixArray, randomText, rng } from "./support/inputs.js";
 import { verifyLarge } from "../src/engine/verify-large.js";
-import { verifyInHeap, verifyInHeapOn } from "../src/engine/verify.js";
+import { verifyByWindows, verifyInHeap, verifyInHeapOn } from "../src/engine/verify.js";
 import { SharedHeap } from "../src/cpu/memory.js";
 import { instantiate } from "../src/cpu/wasm.js";
 import { createExecutor } from "../src/cpu/executor.js";
@@ -152,6 +152,66 @@ function inHeap(t: Uint8Array, sa: Uint32Array): { heap: SharedHeap; textPtr: nu
   return { heap, textPtr, saPtr };
 }
 
+/** Correct SAs of random texts and the hard families, and five corruptions of each. */
+function correctAndCorrupted(seed: number): Array<[string, Uint8Array, Uint32Array]> {
+  const r = rng(seed);
+  const cases: Array<[string, Uint8Array, Uint32Array]> = [];
+  for (const [name, t] of [["random", randomText(20_000, 4, 78)], ["random 256", randomText(5000, 256, 79)], ...hardFamilies(3000, 6)] as Array<[string, Uint8Array]>) {
+    const sa = naiveSuffixArray(t);
+    const n = t.length;
+    cases.push([name, t, sa]);
+    if (n < 4) continue;
+    const pick = () => Math.floor(r() * n);
+    const swapped = sa.slice();
+    const [a, b] = [pick(), pick()];
+    [swapped[a], swapped[b]] = [swapped[b], swapped[a]];
+    const adjacent = sa.slice();
+    const k = Math.min(n - 2, pick());
+    [adjacent[k], adjacent[k + 1]] = [adjacent[k + 1], adjacent[k]];
+    const duplicate = sa.slice();
+    duplicate[pick()] = sa[pick()];
+    const range = sa.slice();
+    range[pick()] = n + pick();
+    const firstOfBucket = sa.slice(); // suffix n - 1 no longer first in its bucket
+    const at = sa.indexOf(n - 1);
+    if (at + 1 < n) [firstOfBucket[at], firstOfBucket[at + 1]] = [firstOfBucket[at + 1], firstOfBucket[at]];
+    for (const [what, bad] of [["swapped", swapped], ["adjacent", adjacent], ["duplicate", duplicate], ["range", range], ["n - 1 moved", firstOfBucket]] as const) {
+      cases.push([`${name}, ${what}`, t, bad]);
+    }
+  }
+  return cases;
+}
+
+describe("verifyByWindows (the checks for an SA in a plain array, a window at a time)", () => {
+  it("gives verifyLarge's verdict on correct and corrupted arrays, at windows of 1 to 4096 entries and 1 to 3 threads", async () => {
+    const cases = correctAndCorrupted(91);
+    const r = rng(92);
+    for (let trial = 0; trial < 200; trial++) {
+      const n = Math.floor(r() * 300);
+      const t = randomText(n, [1, 2, 4, 26, 256][trial % 5], 500 + trial);
+      const sa = naiveSuffixArray(t);
+      if (n > 0 && trial % 4 === 1) sa[Math.floor(r() * n)] = sa[Math.floor(r() * n)];
+      if (n > 1 && trial % 4 === 2) [sa[0], sa[n - 1]] = [sa[n - 1], sa[0]];
+      cases.push([`random ${trial}`, t, sa]);
+    }
+    let rejected = 0;
+    for (const [index, [name, t, sa]] of cases.entries()) {
+      const want = verifyLarge(t, sa);
+      if (!want.ok) rejected++;
+      // windows of one entry on the short texts (a kernel call each); on the long ones, workers
+      // too (2 or 3: a pool's start costs tens of ms)
+      const short = t.length < 1000;
+      const onWorkers = index % 2 === 0 ? [257, 3] : [1000, 2];
+      for (const [window, threads] of short ? [[1, 1], [7, 1], [4096, 1]] : [[7, 1], onWorkers, [4096, 1]]) {
+        expect(await verifyByWindows(t, sa, threads, window), `${name}, window ${window}, ${threads} threads`).toEqual(want);
+      }
+    }
+    expect(rejected).toBeGreaterThan(50);
+    const t = new TextEncoder().encode("banana");
+    expect(await verifyByWindows(t, Uint32Array.of(5, 3, 1))).toEqual(verifyLarge(t, Uint32Array.of(5, 3, 1)));
+  });
+});
+
 describe("verifyInHeapOn (the checks by blocks on workers)", () => {
   it("verifyInHeap names the first pair out of order through verifyLarge where the heap has no room for its rank array", () => {
     const t = randomText(5000, 3, 80);
@@ -166,31 +226,7 @@ describe("verifyInHeapOn (the checks by blocks on workers)", () => {
   });
 
   it("gives verifyInHeap's verdict on correct and corrupted arrays, at 2 and 3 threads", async () => {
-    const r = rng(77);
-    const cases: Array<[string, Uint8Array, Uint32Array]> = [];
-    for (const [name, t] of [["random", randomText(20_000, 4, 78)], ["random 256", randomText(5000, 256, 79)], ...hardFamilies(3000, 6)] as Array<[string, Uint8Array]>) {
-      const sa = naiveSuffixArray(t);
-      const n = t.length;
-      cases.push([name, t, sa]);
-      if (n < 4) continue;
-      const pick = () => Math.floor(r() * n);
-      const swapped = sa.slice();
-      const [a, b] = [pick(), pick()];
-      [swapped[a], swapped[b]] = [swapped[b], swapped[a]];
-      const adjacent = sa.slice();
-      const k = Math.min(n - 2, pick());
-      [adjacent[k], adjacent[k + 1]] = [adjacent[k + 1], adjacent[k]];
-      const duplicate = sa.slice();
-      duplicate[pick()] = sa[pick()];
-      const range = sa.slice();
-      range[pick()] = n + pick();
-      const firstOfBucket = sa.slice(); // suffix n - 1 no longer first in its bucket
-      const at = sa.indexOf(n - 1);
-      if (at + 1 < n) [firstOfBucket[at], firstOfBucket[at + 1]] = [firstOfBucket[at + 1], firstOfBucket[at]];
-      for (const [what, bad] of [["swapped", swapped], ["adjacent", adjacent], ["duplicate", duplicate], ["range", range], ["n - 1 moved", firstOfBucket]] as const) {
-        cases.push([`${name}, ${what}`, t, bad]);
-      }
-    }
+    const cases = correctAndCorrupted(77);
     for (const threads of [2, 3]) {
       for (const [name, t, sa] of cases) {
         const n = t.length;

@@ -3,7 +3,7 @@
 import { collectGarbage, MAX_HEAP_BYTES, SharedHeap, sharedCopy, sharedU32, sharedU8 } from "../cpu/memory.js";
 import type { BuildOptions } from "../engine/build.js";
 import { buildOfPlacement, type Placement, type TextSource } from "../engine/placement.js";
-import { verifyInHeapOn } from "../engine/verify.js";
+import { verifyByWindows, verifyInHeapOn } from "../engine/verify.js";
 import { verifyLarge } from "../engine/verify-large.js";
 import { createExecutor, defaultThreads, PlainSteps } from "../cpu/executor.js";
 import { lcpBlock, phiBlock, plcpBlock } from "./lcp-steps.js";
@@ -184,7 +184,7 @@ export async function lcpOfGivenSuffixArray(
     const sa = sharedU32(n);
     saBytes.read(new Uint8Array(sa.buffer, 0, 4 * n));
     onProgress?.("verifying", 0);
-    const verdict = verifyLarge(plain, sa);
+    const verdict = (await verifyByWindows(plain, sa, threads)) ?? verifyLarge(plain, sa);
     if (!verdict.ok) throw notTheSA(verdict.message);
     onProgress?.("lcp", 0);
     return lcpOverPlainSuffixArray(plain, sa, threads);

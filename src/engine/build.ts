@@ -9,7 +9,7 @@ import { failure, SufsortError, usageError, limitError } from "../errors.js";
 import { getSorter, heapBytesFor, listSorters, TEXT_PADDING, type BuildContext, type DeviceSuffixArrayConsumer, type EngineKind, type Overlap, type SuffixSorter } from "./registry.js";
 import { describeRepeats, hasLongRepeats, planEngine, routeByRepeats, routeByText, traitsOf, wantsGpu, type EngineChoice, type EnginePlan, type TextTraits } from "./choice.js";
 import { longRepeatShare } from "./repeats.js";
-import { verifyInHeapOn, type Verdict } from "./verify.js";
+import { verifyByWindows, verifyInHeapOn, type Verdict } from "./verify.js";
 import { verifyLarge } from "./verify-large.js";
 import { suffixArrayLargeOnKernel } from "../cpu/algorithms/sais-large.js";
 import { saisWorkspaceSlots } from "../cpu/algorithms/sais.js";
@@ -449,7 +449,7 @@ export async function buildLarge(text: Uint8Array, options: BuildOptions = {}, s
   let verdict: Verdict | null = null;
   if (options.verify) {
     options.onProgress?.("verifying", 0);
-    verdict = verifyLarge(text, sa);
+    verdict = (await verifyByWindows(text, sa, options.threads ?? defaultThreads())) ?? verifyLarge(text, sa);
     if (!verdict.ok) throw failure(`verification failed: ${verdict.message}`);
   }
   return { sa, algo: outside?.name ?? "sais", engine: outside?.engine ?? "cpu", seconds, verdict };

@@ -103,6 +103,106 @@ export async function verifyInHeapOn(
   return fault ? verifyInHeap(heap, runner.kernels, textPtr, saPtr, n) : { ok: true };
 }
 
+/** SA entries per window of verifyByWindows (16 MiB, less for many threads: each thread has its own). */
+const VERIFY_WINDOW = 1 << 22;
+
+/**
+ * The linear verifier for an SA in a plain array, beyond the WebAssembly memory: the text and the
+ * permutation bits in a heap of their own (about 1.13n bytes), the SA brought in a window at a
+ * time for asm/verify.ts's block kernels, one window a block, `threads` windows at once on the
+ * workers. For check 3 a window's reads of each bucket's next slots are one range per bucket,
+ * known from check 2's counts: those ranges are copied in too (verifyInducedMapped). Where a check
+ * fails, verifyLarge names the fault, so the verdicts are verifyLarge's. undefined where the heap
+ * does not fit. (Tests lower `window`.)
+ */
+export async function verifyByWindows(text: Uint8Array, sa: Uint32Array, threads = 1, window?: number): Promise<Verdict | undefined> {
+  const n = text.length;
+  if (sa.length !== n) return lengthVerdict(sa.length, n);
+  if (n === 0) return { ok: true };
+  const w = Math.max(1, Math.min(window ?? Math.max(1 << 20, Math.floor((2 * VERIFY_WINDOW) / threads)), n));
+  const windows = Math.ceil(n / w);
+  const slots = Math.min(threads, windows);
+  const bitsBytes = (n + 7) >> 3;
+  const slotBytes = 4 * (w + 1) + 4 * w + 2048 + 3 * 64;
+  const bytes = 64 + n + 64 + bitsBytes + 64 + slots * slotBytes + 1024;
+  if (bytes > MAX_HEAP_BYTES) return undefined;
+  let heap: SharedHeap;
+  try {
+    heap = new SharedHeap(bytes);
+  } catch {
+    return undefined;
+  }
+  const executor = createExecutor(heap, slots);
+  try {
+    const call = executor.kernels as unknown as Record<string, (...args: number[]) => number>;
+    const textPtr = heap.alloc(n);
+    heap.u8(textPtr, n).set(text);
+    const bits = heap.alloc(bitsBytes);
+    // per slot: a window (and the entry before it, for check 2), the gathered slots, counts, bases
+    const slot = Array.from({ length: slots }, () => ({
+      window: heap.alloc(4 * (w + 1)), gather: heap.alloc(4 * w), counts: heap.alloc(1024), bases: heap.alloc(1024),
+    }));
+    const view = heap.u32(0, heap.memory.buffer.byteLength >>> 2);
+    const range = (b: number) => [b * w, Math.min(n, (b + 1) * w)];
+    /** Copies SA[from, k1) to slot i's window; returns the base from which entry k lies at base + 4k. */
+    const load = (i: number, from: number, k1: number) => {
+      view.set(sa.subarray(from, k1), slot[i].window >>> 2);
+      return (slot[i].window - 4 * from) >>> 0;
+    };
+    /** Runs `kernel` on the windows `slots` at a time: prepare(i, b) copies window b in and gives its arguments. */
+    const faultIn = async (kernel: string, prepare: (i: number, b: number) => number[], done?: (i: number, b: number) => void) => {
+      for (let b0 = 0; b0 < windows; b0 += slots) {
+        const group = Array.from({ length: Math.min(slots, windows - b0) }, (_, i) => prepare(i, b0 + i));
+        const results = await executor.map(kernel, group);
+        if (results.some((r) => r !== 0)) return true;
+        if (done) for (let i = 0; i < group.length; i++) done(i, b0 + i);
+      }
+      return false;
+    };
+    const verdict = () => verifyLarge(text, sa);
+    // check 1: a permutation
+    if (await faultIn("verifyMarkBlock", (i, b) => {
+      const [k0, k1] = range(b);
+      return [load(i, k0, k1), n, bits, k0, k1];
+    })) return verdict();
+    // check 2: first bytes in order; each window's counts of its predecessors' bytes
+    const before = new Uint32Array(256 * windows);
+    if (await faultIn("verifyFirstBlock", (i, b) => {
+      const [k0, k1] = range(b);
+      heap.u32(slot[i].counts, 256).fill(0);
+      return [textPtr, load(i, Math.max(0, k0 - 1), k1), k0, k1, slot[i].counts];
+    }, (i, b) => before.set(heap.u32(slot[i].counts, 256), 256 * b))) return verdict();
+    // check 3: the virtual empty suffix first (suffix n - 1 opens its bucket), then each window from
+    // its next slots, the slots it reads copied in per bucket
+    const counts = heap.u32(slot[0].counts, 256);
+    counts.fill(0);
+    call.byteHistogram(textPtr, 0, n, slot[0].counts);
+    const next = bucketStarts(counts, 1, 0);
+    const last = text[n - 1];
+    if (sa[next[last]] !== n - 1) return verdict();
+    next[last]++;
+    const reads = before.slice();
+    slotsByBlock(before, windows, next);
+    if (await faultIn("verifyInducedMapped", (i, b) => {
+      const [k0, k1] = range(b);
+      const bases = heap.u32(slot[i].bases, 256);
+      let at = slot[i].gather;
+      for (let c = 0; c < 256; c++) {
+        const first = before[256 * b + c];
+        const count = reads[256 * b + c];
+        view.set(sa.subarray(first, first + count), at >>> 2);
+        bases[c] = (at - 4 * first) >>> 0;
+        at += 4 * count;
+      }
+      heap.u32(slot[i].counts, 256).set(before.subarray(256 * b, 256 * (b + 1)));
+      return [textPtr, load(i, k0, k1), k0, k1, slot[i].counts, slot[i].bases];
+    })) return verdict();
+    return { ok: true };
+  } finally {
+    await executor.close();
+  }
+}
+
 /** The verdict for an SA of `entries` entries given for a text of n bytes (entries != n). */
 export function lengthVerdict(entries: number, n: number): Verdict {
   return { ok: false, kind: "length", position: Math.min(entries, n), message: `SA has ${entries} entries; the text has ${n} bytes` };

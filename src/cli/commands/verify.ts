@@ -1,7 +1,7 @@
 // sufsort verify IN SA [--threads N]
 import { threadsOption, type Command } from "../command.js";
 import { openInput } from "../files.js";
-import { lengthVerdict, verifyInFreshHeapOn, type Verdict } from "../../engine/verify.js";
+import { lengthVerdict, verifyByWindows, verifyInFreshHeapOn, type Verdict } from "../../engine/verify.js";
 import { verifyLarge } from "../../engine/verify-large.js";
 import { failure } from "../../errors.js";
 import { checkLength, checkMemory, MAX_INPUT_BYTES } from "../../engine/build.js";
@@ -39,21 +39,22 @@ Options:
           const CHUNK = 1 << 30;
           for (let off = 0; off < size; off += CHUNK) saFile.read(into(off, Math.min(CHUNK, size - off)), off);
         };
-        // beyond the heap: plain arrays, checked in TypeScript
-        const inArrays = () => {
-          checkMemory(n, 5 * n, "verify (beyond the 4 GiB WebAssembly memory)");
+        // beyond the heap: plain arrays, brought to the kernels a window at a time (the text and
+        // the permutation bits in a heap of their own), or checked in TypeScript
+        const inArrays = async () => {
+          checkMemory(n, 6 * n + (n >> 3) + (64 << 20), "verify (beyond the 4 GiB WebAssembly memory)");
           const text = new Uint8Array(n);
           textFile.read(text);
           const sa = new Uint32Array(n);
           readSA((off, length) => new Uint8Array(sa.buffer, off, length));
-          return verifyLarge(text, sa);
+          return (await verifyByWindows(text, sa, threads)) ?? verifyLarge(text, sa);
         };
         if (size !== 4 * n) verdict = lengthVerdict(size / 4, n);
         // both files straight into the verifier's heap: no copy of either
         else verdict = (await verifyInFreshHeapOn(n, threads, (heap, textPtr, saPtr) => {
           textFile.read(heap.u8(textPtr, n));
           readSA((off, length) => heap.u8(saPtr + off, length));
-        })) ?? inArrays();
+        })) ?? (await inArrays());
       } finally {
         saFile.close();
       }

@@ -2,7 +2,7 @@
 // verify. Every build goes through here: the CLI, the one-shot API, long-lived engines, bench.
 // Heap layout (host-owned): [text: n bytes + 16 zero bytes][SA: n u32 + the algorithm's scratch,
 // contiguous][verifier scratch].
-import { availableMemory, checkAvailable, SharedHeap, MAX_HEAP_BYTES, sharedU32 } from "../cpu/memory.js";
+import { availableMemory, checkAvailable, collectGarbage, SharedHeap, MAX_HEAP_BYTES, sharedU32 } from "../cpu/memory.js";
 import type { Kernels } from "../cpu/wasm.js";
 import { checkThreads, createExecutor, defaultThreads, type Executor } from "../cpu/executor.js";
 import { failure, SufsortError, usageError, limitError } from "../errors.js";
@@ -449,6 +449,7 @@ export async function buildLarge(text: Uint8Array, options: BuildOptions = {}, s
   let verdict: Verdict | null = null;
   if (options.verify) {
     options.onProgress?.("verifying", 0);
+    await collectGarbage(); // the build's heaps, before the verifier's
     verdict = (await verifyByWindows(text, sa, options.threads ?? defaultThreads())) ?? verifyLarge(text, sa);
     if (!verdict.ok) throw failure(`verification failed: ${verdict.message}`);
   }

@@ -136,15 +136,7 @@ export function verifyFirstBlock(text: usize, sa: usize, k0: u32, k1: u32, count
 
 /** Check 3 for k in [k0, k1): `next` (256 u32) holds each bucket's next slot at k0; each SA[k] - 1 must fill it. */
 export function verifyInducedBlock(text: usize, sa: usize, k0: u32, k1: u32, next: usize): u32 {
-  for (let k = k0; k < k1; k++) {
-    const s = load<u32>(sa + ((k as usize) << 2));
-    if (s == 0) continue;
-    const slot = next + ((load<u8>(text + ((s - 1) as usize)) as usize) << 2);
-    const p = load<u32>(slot);
-    if (load<u32>(sa + ((p as usize) << 2)) != s - 1) return 1;
-    store<u32>(slot, p + 1);
-  }
-  return 0;
+  return inducedBlock(text, sa, k0, k1, next, 0, false);
 }
 
 /**
@@ -153,13 +145,19 @@ export function verifyInducedBlock(text: usize, sa: usize, k0: u32, k1: u32, nex
  * are read at bases[c] + 4p, where the host copied that bucket's range of slots for the block.
  */
 export function verifyInducedMapped(text: usize, sa: usize, k0: u32, k1: u32, next: usize, bases: usize): u32 {
+  return inducedBlock(text, sa, k0, k1, next, bases, true);
+}
+
+/** Check 3 over a block; the slots read at sa + 4p, or (mapped) at bases[c] + 4p. */
+@inline function inducedBlock(text: usize, sa: usize, k0: u32, k1: u32, next: usize, bases: usize, mapped: bool): u32 {
   for (let k = k0; k < k1; k++) {
     const s = load<u32>(sa + ((k as usize) << 2));
     if (s == 0) continue;
     const c = load<u8>(text + ((s - 1) as usize)) as usize;
     const slot = next + (c << 2);
     const p = load<u32>(slot);
-    if (load<u32>((load<u32>(bases + (c << 2)) as usize) + ((p as usize) << 2)) != s - 1) return 1;
+    const slots = mapped ? (load<u32>(bases + (c << 2)) as usize) : sa;
+    if (load<u32>(slots + ((p as usize) << 2)) != s - 1) return 1;
     store<u32>(slot, p + 1);
   }
   return 0;

@@ -86,21 +86,27 @@ export async function verifyInHeapOn(
       const perBlock = heap.u32(counts, 256 * blocks.length);
       perBlock.fill(0);
       await runner.map("byteHistogram", blocks.map(([i0, i1], b) => [textPtr, i0, i1, counts + 1024 * b]));
-      const next = bucketStarts(perBlock, blocks.length, 0);
-      // the virtual empty suffix first: suffix n - 1 opens its bucket; then each block's next
-      // slots: the bucket's start and the predecessors in the blocks before it
-      const last = heap.u8(textPtr + n - 1, 1)[0];
-      if (heap.u32(saPtr, n)[next[last]] !== n - 1) fault = true;
-      else {
-        next[last]++;
-        slotsByBlock(before, blocks.length, next);
-        fault = await faulty("verifyInducedBlock", blocks.map(([k0, k1], b) => [textPtr, saPtr, k0, k1, predecessors + 1024 * b]));
-      }
+      fault = !blockSlots(perBlock, blocks.length, heap.u8(textPtr + n - 1, 1)[0], heap.u32(saPtr, n), before)
+        || await faulty("verifyInducedBlock", blocks.map(([k0, k1], b) => [textPtr, saPtr, k0, k1, predecessors + 1024 * b]));
     }
   } finally {
     heap.release(mark);
   }
   return fault ? verifyInHeap(heap, runner.kernels, textPtr, saPtr, n) : { ok: true };
+}
+
+/**
+ * Check 3's start, for blocks of the SA: the virtual empty suffix comes first, so suffix n - 1 must
+ * open its bucket (false where it does not); then each block's next slot per byte, the bucket's
+ * start and the predecessors in the blocks before it, written over `before` (each block's counts
+ * of its predecessors' bytes). byteCounts: the text's, in `countBlocks` rows of 256; last: T[n - 1].
+ */
+function blockSlots(byteCounts: Uint32Array, countBlocks: number, last: number, sa: Uint32Array, before: Uint32Array): boolean {
+  const next = bucketStarts(byteCounts, countBlocks, 0);
+  if (sa[next[last]] !== sa.length - 1) return false;
+  next[last]++;
+  slotsByBlock(before, before.length / 256, next);
+  return true;
 }
 
 /** SA entries per window of verifyByWindows (16 MiB, less for many threads: each thread has its own). */
@@ -177,12 +183,8 @@ export async function verifyByWindows(text: Uint8Array, sa: Uint32Array, threads
     const counts = heap.u32(slot[0].counts, 256);
     counts.fill(0);
     call.byteHistogram(textPtr, 0, n, slot[0].counts);
-    const next = bucketStarts(counts, 1, 0);
-    const last = text[n - 1];
-    if (sa[next[last]] !== n - 1) return verdict();
-    next[last]++;
     const reads = before.slice();
-    slotsByBlock(before, windows, next);
+    if (!blockSlots(counts, 1, text[n - 1], sa, before)) return verdict();
     if (await faultIn("verifyInducedMapped", (i, b) => {
       const [k0, k1] = range(b);
       const bases = heap.u32(slot[i].bases, 256);

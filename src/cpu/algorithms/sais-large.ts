@@ -602,11 +602,11 @@ class WindowedScans {
     // lmsWindow writes one slot below what it lists
     const lmsPtr = heap.alloc(4 * (window + 1)) + 4;
     const countsPtr = heap.alloc(4 * BYTE_ALPHABET);
-    // a bit per position and the sentinel's, whole u64 words and one more (fresh memory is zero)
     const byteCounts = new Int32Array(BYTE_ALPHABET);
     heap.i32(countsPtr, BYTE_ALPHABET).fill(0);
     call.byteHistogram(textPtr, 0, n, countsPtr);
     byteCounts.set(heap.i32(countsPtr, BYTE_ALPHABET));
+    // a bit per position and the sentinel's, whole u64 words and one more (fresh memory is zero)
     const bitmapPtr = heap.alloc(8 * (Math.floor(n / 64) + 2));
     heap.u8(bitmapPtr + (n >>> 3), 1)[0] |= 1 << (n & 7);
     let mailbox = 0;

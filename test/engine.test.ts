@@ -161,7 +161,14 @@ describe("build path", () => {
       spy.mockRestore();
       limit.mockRestore();
     }
-    // without a cgroup limit it is the system's own figure; under one, the cgroup's file cache is added
-    expect(availableMemory()).toBeGreaterThanOrEqual(process.availableMemory());
+    // without a cgroup limit it is the system's own figure; under one, the cgroup's file cache is
+    // added. The system's figure is held still: other processes move it between two reads.
+    const system = process.availableMemory();
+    const still = vi.spyOn(process, "availableMemory").mockReturnValue(system);
+    try {
+      expect(availableMemory()).toBeGreaterThanOrEqual(system);
+    } finally {
+      still.mockRestore();
+    }
   });
 });

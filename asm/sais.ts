@@ -1442,6 +1442,31 @@ export function lmsFromBitmap(t: usize, bitmap: usize, from: u32, to: u32, out: 
   return (w << 6) + <i32>ctz(bits);
 }
 
+/** Bits per entry of a rank directory (8 u64 words: one cache line of the bitmap). */
+@inline const RANK_BLOCK_BITS: i32 = 512;
+
+/**
+ * dir[b] = the bits set in words [0, 8b) of a bitmap of `words` u64 words, for b in [0, words / 8]:
+ * with it, rankOf counts the set bits below any position from one entry and one cache line.
+ */
+export function rankDirectory(bitmap: usize, words: i32, dir: usize): void {
+  let total: i32 = 0;
+  for (let w = 0; w < words; w++) {
+    if ((w & 7) == 0) put(dir, w >>> 3, total);
+    total += <i32>popcnt(load<u64>(bitmap + (<usize>w << 3)));
+  }
+  if ((words & 7) == 0) put(dir, words >>> 3, total);
+}
+
+/** The bits set below position q in a bitmap with rank directory dir (rankDirectory's). */
+@inline function rankOf(bitmap: usize, dir: usize, q: i32): i32 {
+  const w = q >>> 6;
+  let rank = get(dir, q >>> 9);
+  for (let v = w & ~7; v < w; v++) rank += <i32>popcnt(load<u64>(bitmap + (<usize>v << 3)));
+  const below = (<u64>1 << <u64>(q & 63)) - 1;
+  return rank + <i32>popcnt(load<u64>(bitmap + (<usize>w << 3)) & below);
+}
+
 /**
  * Names of the sorted LMS positions positions[0..count) of byte text t[0..n) (a window of SA[0..m)
  * at level 0 beyond this memory, see sais-large.ts): out[x] = 1 + the number of distinct LMS
@@ -1450,13 +1475,18 @@ export function lmsFromBitmap(t: usize, bitmap: usize, from: u32, to: u32, out: 
  * set for the sentinel). state: (names so far, the previous position, its length), carried from
  * window to window; (0, 0, 0) before the first. With a mailbox (0: none), the helper names chunks
  * of the window: each chunk counts from 0 against the position before it, then the counts before
- * each chunk are added.
+ * each chunk are added. With ranks (a rank directory of the bitmap, rankDirectory's; 0: none),
+ * each positions[x] is replaced by its rank among the LMS positions (the number below it): where
+ * its name goes in the reduced string.
  */
-export function nameWindow(t: usize, n: i32, positions: usize, count: i32, out: usize, state: usize, bitmap: usize, mailbox: usize): void {
+export function nameWindow(
+  t: usize, n: i32, positions: usize, count: i32, out: usize, state: usize, bitmap: usize, ranks: usize, mailbox: usize,
+): void {
   const before = get(state, 0);
   const chunks = mailbox != 0 ? chunksFor(count) : 0;
+  const last = get(positions, count - 1);
   if (chunks == 0) {
-    put(state, 0, nameRange(t, n, positions, 0, count, out, bitmap, get(state, 1), get(state, 2), before));
+    put(state, 0, nameRange(t, n, positions, 0, count, out, bitmap, ranks, get(state, 1), get(state, 2), before));
   } else {
     // each chunk's previous position and its length
     const previous = mailbox + MAIL_COUNTS;
@@ -1468,6 +1498,7 @@ export function nameWindow(t: usize, n: i32, positions: usize, count: i32, out: 
     }
     store<i32>(mailbox + MAIL_NAME_OUT, <i32>out);
     store<i32>(mailbox + MAIL_NAME_BITMAP, <i32>bitmap);
+    store<i32>(mailbox + MAIL_NAME_RANKS, <i32>ranks);
     shareChunks(mailbox, COMMAND_NAME_WINDOW, t, 0, positions, n, 0, count, chunks, 0);
     let names = before;
     for (let c = 0; c < chunks; c++) {
@@ -1480,7 +1511,6 @@ export function nameWindow(t: usize, n: i32, positions: usize, count: i32, out: 
     }
     put(state, 0, names);
   }
-  const last = get(positions, count - 1);
   put(state, 1, last);
   put(state, 2, nextSetBit(bitmap, last + 1) - last + 1);
 }
@@ -1490,15 +1520,18 @@ function nameChunk(mailbox: usize, t: usize, n: i32, positions: usize, from: i32
   const previous = mailbox + MAIL_COUNTS;
   const out = <usize><u32>load<i32>(mailbox + MAIL_NAME_OUT);
   const bitmap = <usize><u32>load<i32>(mailbox + MAIL_NAME_BITMAP);
-  put(previous, c, nameRange(t, n, positions, from, to, out, bitmap, get(previous, c), get(previous, MAX_CHUNKS + c), 0));
+  const ranks = <usize><u32>load<i32>(mailbox + MAIL_NAME_RANKS);
+  put(previous, c, nameRange(t, n, positions, from, to, out, bitmap, ranks, get(previous, c), get(previous, MAX_CHUNKS + c), 0));
 }
 
 /**
  * out[x] for x in [from, to): the names of positions[x] counted from `names`, against the position
- * `prev` (of length prevLength; 0 when there is none) before positions[from]. Returns the last name.
+ * `prev` (of length prevLength; 0 when there is none) before positions[from]; with ranks, positions[x]
+ * replaced by its rank (see nameWindow). Returns the last name.
  */
 function nameRange(
-  t: usize, n: i32, positions: usize, from: i32, to: i32, out: usize, bitmap: usize, prev: i32, prevLength: i32, names: i32,
+  t: usize, n: i32, positions: usize, from: i32, to: i32, out: usize, bitmap: usize, ranks: usize, prev: i32, prevLength: i32,
+  names: i32,
 ): i32 {
   let sink: u64 = 0;
   for (let x0 = from; x0 < to; x0 += NAME_BLOCK) {
@@ -1508,6 +1541,7 @@ function nameRange(
     for (let x = x0; x < x1; x++) {
       const p = get(positions, x);
       sink += <u64>load<u8>(t + <usize>p) + load<u64>(bitmap + (<usize>(p >>> 6) << 3));
+      if (ranks != 0) sink += <u64>get(ranks, p >>> 9);
     }
     for (let x = x0; x < x1; x++) {
       const p = get(positions, x);
@@ -1529,6 +1563,7 @@ function nameRange(
         prevLength = length;
       }
       put(out, x, names);
+      if (ranks != 0) put(positions, x, rankOf(bitmap, ranks, p));
     }
   }
   nameSink = sink;
@@ -1853,6 +1888,7 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 @inline const MAIL_HELPER_ALIVE: usize = 48; // 1 once the helper runs (saisHelperAlive)
 @inline const MAIL_NAME_OUT: usize = 52; // nameWindow's output
 @inline const MAIL_NAME_BITMAP: usize = 56; // and its bitmap
+@inline const MAIL_NAME_RANKS: usize = 60; // and the bitmap's rank directory (0: none)
 @inline const MAIL_CLAIM: usize = 64; // own cache line: both threads hammer it
 @inline const MAIL_DONE: usize = 128;
 @inline const MAIL_COUNTS: usize = 192;

@@ -85,7 +85,7 @@ export async function suffixArrayLargeOnKernel(text: Uint8Array, options: LargeO
     clock.lap("text to heap");
     let level: { m: number; names: number; lmsCounts?: Int32Array };
     try {
-      level = reduceLevel(text, sa, n, fs, BYTE_ALPHABET, clock, scans);
+      level = reduceLevel(text, sa, n, fs, BYTE_ALPHABET, clock, scans, true);
     } catch (error) {
       await scans?.close();
       throw error;
@@ -228,10 +228,11 @@ function solveReduced(reduced: Int32Array, sa: Int32Array, m: number, fs: number
 /**
  * Stage 1 of a level (fs >= k): the LMS substrings sorted and named, and the reduced string s1 of
  * m names in [0, names) written to sa[n + fs - m .. n + fs). With lmsCounts, the LMS positions
- * are listed in sa[m .. 2m) too, and counted per first symbol there.
+ * are listed in sa[m .. 2m) too, and counted per first symbol there. fresh: sa[0..n) is zero
+ * already (a new array).
  */
 function reduceLevel(
-  t: Text, sa: Int32Array, n: number, fs: number, k: number, clock?: PhaseClock, scans?: WindowedScans,
+  t: Text, sa: Int32Array, n: number, fs: number, k: number, clock?: PhaseClock, scans?: WindowedScans, fresh = false,
 ): { m: number; names: number; lmsCounts?: Int32Array } {
   const counts = n + fs - k;
   const buckets = fs >= 2 * k ? counts - k : counts;
@@ -244,7 +245,7 @@ function reduceLevel(
 
   // LMS positions to their bucket ends, then induce to sort LMS substrings.
   bucketBounds(t, n, sa, counts, buckets, k, true);
-  sa.fill(0, 0, n);
+  if (!fresh) sa.fill(0, 0, n);
   clock?.lap("clear");
   let m = 0;
   if (scans) {
@@ -274,12 +275,18 @@ function reduceLevel(
       if (p < 0) sa[w++] = ~p;
     }
   }
+  clock?.lap("compact");
 
-  const names = scans ? scans.name(sa, n, m) : nameLmsSubstrings(t, sa, n, m);
-  clock?.lap("name");
-
-  // The reduced string s1 at the end of the buffer.
+  // The reduced string s1 at the end of the buffer: the kernel writes each name at its LMS
+  // position's rank there; the port writes them at m + (p >> 1), then gathers them.
   const reducedAt = n + fs - m;
+  if (scans) {
+    const names = scans.name(sa, n, m, sa.subarray(reducedAt, reducedAt + m));
+    clock?.lap("name");
+    return { m, names, lmsCounts: listAfterNames(t, sa, n, fs, m, k, clock, scans) };
+  }
+  const names = nameLmsSubstrings(t, sa, n, m);
+  clock?.lap("name");
   {
     let j = m - 1;
     for (let i = m + ((n - 1) >> 1); i >= m; i--) {
@@ -287,15 +294,23 @@ function reduceLevel(
       if (name !== 0) sa[reducedAt + j--] = name - 1;
     }
   }
-  // With the scans, and room for them between SA1 and s1: the LMS positions listed now, at
-  // sa[m .. 2m), for s1's heap to map its sorted ranks to them (sortReducedOnKernel).
-  let lmsCounts: Int32Array | undefined;
-  if (scans && 3 * m <= n + fs) {
-    lmsCounts = new Int32Array(k);
-    scans.listLms(t as Uint8Array, sa.subarray(m, 2 * m), lmsCounts);
-    clock?.lap("list");
-  }
-  return { m, names, lmsCounts };
+  clock?.lap("s1 written");
+  return { m, names };
+}
+
+/**
+ * With the scans, and room for them between SA1 and s1: the LMS positions listed now, at
+ * sa[m .. 2m), for s1's heap to map its sorted ranks to them (sortReducedOnKernel); their counts
+ * per first symbol returned.
+ */
+function listAfterNames(
+  t: Text, sa: Int32Array, n: number, fs: number, m: number, k: number, clock: PhaseClock | undefined, scans: WindowedScans,
+): Int32Array | undefined {
+  if (3 * m > n + fs) return undefined;
+  const lmsCounts = new Int32Array(k);
+  scans.listLms(t as Uint8Array, sa.subarray(m, 2 * m), lmsCounts);
+  clock?.lap("list");
+  return lmsCounts;
 }
 
 /** Stages 2 and 3 of a level once sa[0..m) holds the suffix array of s1 (with `mapped`, the LMS
@@ -555,6 +570,8 @@ class WindowedScans {
     private readonly lmsPtr: number,
     private readonly countsPtr: number,
     private readonly bitmapPtr: number,
+    private readonly bitmapWords: number,
+    private readonly ranksPtr: number,
     /** Occurrences of each byte in the text. */
     readonly byteCounts: Int32Array,
   ) {
@@ -571,7 +588,7 @@ class WindowedScans {
     const window = Math.max(1, Math.min(options.scanWindow ?? SCAN_WINDOW, n));
     const chunk = Math.min(options.scanChunk ?? SCAN_CHUNK, window);
     // the spill area (asm spillBytes) takes about as much as the window, and a chunk per bucket
-    const bytes = n + n / 8 + 16 * window + 4 * (BYTE_ALPHABET + 1) * (chunk + 3) + SAIS_HELPER_BYTES + (1 << 19);
+    const bytes = n + n / 8 + n / 128 + 16 * window + 4 * (BYTE_ALPHABET + 1) * (chunk + 3) + SAIS_HELPER_BYTES + (1 << 19);
     if (bytes > MAX_HEAP_BYTES || bytes > availableMemory()) return undefined;
     let heap: SharedHeap;
     try {
@@ -607,8 +624,11 @@ class WindowedScans {
     call.byteHistogram(textPtr, 0, n, countsPtr);
     byteCounts.set(heap.i32(countsPtr, BYTE_ALPHABET));
     // a bit per position and the sentinel's, whole u64 words and one more (fresh memory is zero)
-    const bitmapPtr = heap.alloc(8 * (Math.floor(n / 64) + 2));
+    // (a directory entry covers a cache line of it: aligned, rankOf reads one line)
+    const bitmapWords = Math.floor(n / 64) + 2;
+    const bitmapPtr = heap.alloc(8 * bitmapWords, 64);
     heap.u8(bitmapPtr + (n >>> 3), 1)[0] |= 1 << (n & 7);
+    const ranksPtr = heap.alloc(4 * (Math.floor(bitmapWords / 8) + 1));
     let mailbox = 0;
     let ring = 0;
     let helper: Promise<number> | undefined;
@@ -625,7 +645,7 @@ class WindowedScans {
     }
     return new WindowedScans(
       heap, executor, helper, mailbox, ring, textPtr, window, windowPtr, bucketsPtr, cachePtr, spillPtr, namesPtr,
-      statePtr, lmsPtr, countsPtr, bitmapPtr, byteCounts,
+      statePtr, lmsPtr, countsPtr, bitmapPtr, bitmapWords, ranksPtr, byteCounts,
     );
   }
 
@@ -679,6 +699,7 @@ class WindowedScans {
       }
       m += count;
     });
+    this.call.rankDirectory(this.bitmapPtr, this.bitmapWords, this.ranksPtr);
     return m;
   }
 
@@ -730,19 +751,24 @@ class WindowedScans {
     }
   }
 
-  /** nameLmsSubstrings on the kernel (nameWindow), the sorted LMS positions sa[0..m) a window at a time. */
-  name(sa: Int32Array, n: number, m: number): number {
+  /**
+   * The sorted LMS substrings sa[0..m) named on the kernel (nameWindow) a window at a time, as
+   * nameLmsSubstrings names them; the reduced string into s1 (name - 1 at each position's rank in
+   * text order). Returns the number of names. placeLms must have run (its bitmap gives the ends).
+   */
+  name(sa: Int32Array, n: number, m: number, s1: Int32Array): number {
     const call = this.call;
     const heap = this.heap.i32(0, this.heap.memory.buffer.byteLength >>> 2);
-    sa.fill(0, m, n);
     const windowSlot = this.windowPtr >>> 2;
     const namesSlot = this.namesPtr >>> 2;
     heap.fill(0, this.statePtr >>> 2, (this.statePtr >>> 2) + 4);
     for (let x0 = 0; x0 < m; x0 += this.window) {
       const count = Math.min(m, x0 + this.window) - x0;
       heap.set(sa.subarray(x0, x0 + count), windowSlot);
-      call.nameWindow(this.textPtr, n, this.windowPtr, count, this.namesPtr, this.statePtr, this.bitmapPtr, this.mailbox);
-      for (let x = 0; x < count; x++) sa[m + (heap[windowSlot + x] >> 1)] = heap[namesSlot + x];
+      call.nameWindow(
+        this.textPtr, n, this.windowPtr, count, this.namesPtr, this.statePtr, this.bitmapPtr, this.ranksPtr, this.mailbox,
+      );
+      for (let x = 0; x < count; x++) s1[heap[windowSlot + x]] = heap[namesSlot + x] - 1;
     }
     return heap[this.statePtr >>> 2];
   }

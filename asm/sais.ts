@@ -338,7 +338,10 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
   const ring = mailbox != 0 && n >= 2 * CHUNK_ENTRIES && freeSlots >= INDUCE_BLOCK + RING_SLOTS
     ? workspace + (<usize>(freeSlots - RING_SLOTS) << 2)
     : 0;
-  if (ring != 0 || (sizeof<C>() == 1 && freeSlots >= INDUCE_BLOCK)) {
+  const team = mailbox != 0 ? teamOf(mailbox) : 1;
+  if (sizeof<C>() == 1 && team >= SHARED_FINAL_TEAM && n >= 2 * CHUNK_ENTRIES && freeSlots >= sharedFinalSlots(team)) {
+    induceFinalShared(t, sa, n, counts, buckets, workspace, mailbox, team);
+  } else if (ring != 0 || (sizeof<C>() == 1 && freeSlots >= INDUCE_BLOCK)) {
     induceFinalBlocked<C>(t, sa, n, counts, buckets, k, workspace, mailbox, ring);
   } else {
     induceFinal<C>(t, sa, n, counts, buckets, k);
@@ -1240,6 +1243,188 @@ function induceFinalBlocked<C>(t: usize, sa: usize, n: i32, counts: usize, bucke
   }
 }
 
+// ---- stage 3 of a byte text by blocks shared with the team ----------------------------------------
+// The final scans split among the team (the main thread and its helpers), after libsais: a block of
+// entries that no induction of the scan can still write into (every slot in it holds what the
+// sequential scan would read there) is split into one chunk per member. Each member first reads
+// its chunk's entries, loads their steps and counts the symbols they induce (the random loads, all
+// members at once); then this thread turns the counts into each chunk's slots in every bucket, in
+// chunk order; then each member writes its chunk's induced entries there (the random writes, all
+// members at once). The result is the sequential scan's. An L scan's block ends below the first
+// bucket head above its start (an L slot there may still be empty), an S scan's above the highest
+// bucket tail at or below its top.
+
+/** Team size from which the final scans are shared (the host sets the team: sais.ts saisTuning). */
+@inline const SHARED_FINAL_TEAM: i32 = 3;
+/** Entries per member in a block of the shared final scans. */
+@inline const SHARED_FINAL_CHUNK: i32 = 1 << 14;
+/** Blocks shorter than this are scanned here, entry by entry, SHARED_FINAL_MIN at a time. */
+@inline const SHARED_FINAL_MIN: i32 = 1 << 12;
+
+/** The team's size (this thread and its helpers) that the host set (saisHelperTeam); 2 when unset. */
+@inline function teamOf(mailbox: usize): i32 {
+  const team = load<i32>(mailbox + MAIL_TEAM);
+  return team >= 2 ? min(team, MAX_CHUNKS) : 2;
+}
+
+/** Workspace slots of the shared final scans: a table of 256 counts per chunk, and per entry of a
+ * block its induced entry (i32) and symbol (u8). */
+@inline function sharedFinalSlots(team: i32): i32 {
+  const block = team * SHARED_FINAL_CHUNK;
+  return team * BYTE_ALPHABET + block + (block >> 2) + 16;
+}
+
+/** induceFinal on a byte text with the team. */
+function induceFinalShared(t: usize, sa: usize, n: i32, counts: usize, buckets: usize, work: usize, mailbox: usize, team: i32): void {
+  bucketBounds<u8>(t, n, counts, buckets, BYTE_ALPHABET, false);
+  induceL<u8>(t, sa, buckets, n - 1); // the sentinel's predecessor
+  store<i32>(mailbox + MAIL_FINAL_WORK, <i32>work);
+  sharedFinalScan(t, sa, n, buckets, work, mailbox, team, false);
+  bucketBounds<u8>(t, n, counts, buckets, BYTE_ALPHABET, true);
+  sharedFinalScan(t, sa, n, buckets, work, mailbox, team, true);
+}
+
+/** One final scan with the team: upwards (L) or downwards (S), block by block. */
+function sharedFinalScan(t: usize, sa: usize, n: i32, buckets: usize, work: usize, mailbox: usize, team: i32, sScan: bool): void {
+  const most = team * SHARED_FINAL_CHUNK;
+  // L: the next block is [i, e); S: [s, i)
+  let i = sScan ? n : 0;
+  while (sScan ? i > 0 : i < n) {
+    let from: i32, to: i32;
+    if (sScan) {
+      to = i;
+      from = max(0, i - most);
+      for (let c = 0; c < BYTE_ALPHABET; c++) {
+        const tail = get(buckets, c);
+        if (tail < i && tail > from) from = tail;
+      }
+    } else {
+      from = i;
+      to = min(n, i + most);
+      for (let c = 0; c < BYTE_ALPHABET; c++) {
+        const head = get(buckets, c);
+        if (head > i && head < to) to = head;
+      }
+    }
+    if (to - from < SHARED_FINAL_MIN) {
+      // entry by entry (always right): a stretch, whatever the bound
+      if (sScan) {
+        const end = max(0, i - SHARED_FINAL_MIN);
+        for (let x = i - 1; x >= end; x--) finalStepS(t, sa, buckets, x);
+        i = end;
+      } else {
+        const end = min(n, i + SHARED_FINAL_MIN);
+        for (let x = i; x < end; x++) finalStepL(t, sa, buckets, x);
+        i = end;
+      }
+      continue;
+    }
+    shareChunks(mailbox, COMMAND_FINAL_GATHER, t, <i32>sScan, sa, n, from, to - from, team, work);
+    // each chunk's first slot in every bucket, the chunks in scan order
+    for (let c = 0; c < BYTE_ALPHABET; c++) {
+      let at = get(buckets, c);
+      for (let k = 0; k < team; k++) {
+        const slot = work + (<usize>(k * BYTE_ALPHABET + c) << 2);
+        const count = load<i32>(slot);
+        store<i32>(slot, at);
+        at = sScan ? at - count : at + count;
+      }
+      put(buckets, c, at);
+    }
+    shareChunks(mailbox, COMMAND_FINAL_PLACE, t, <i32>sScan, sa, n, from, to - from, team, work);
+    i = sScan ? from : to;
+  }
+}
+
+/** The sequential final L scan's step at x. */
+@inline function finalStepL(t: usize, sa: usize, buckets: usize, x: i32): void {
+  const p = get(sa, x);
+  put(sa, x, ~p);
+  if (p > 0) induceL<u8>(t, sa, buckets, p - 1);
+}
+
+/** The sequential final S scan's step at x. */
+@inline function finalStepS(t: usize, sa: usize, buckets: usize, x: i32): void {
+  const p = get(sa, x);
+  if (p > 0) {
+    const j = p - 1;
+    const c = chr<u8>(t, j);
+    const pos = get(buckets, c) - 1;
+    put(buckets, c, pos);
+    put(sa, pos, select<i32>(~j, j, (j == 0) | (chr<u8>(t, j - 1) > c)));
+  } else {
+    put(sa, x, ~p);
+  }
+}
+
+/**
+ * Chunk k of a shared final scan's block [from, from + entries): its entries in scan order (the S
+ * scan's chunk 0 is the block's top), each flipped or restored as the sequential scan leaves it;
+ * the entries they induce, and their symbols, listed from the chunk's first cache slot, and
+ * counted per symbol in the chunk's table (the count of the list in the mailbox's counts).
+ */
+function finalGather(t: usize, sa: usize, from: i32, entries: i32, chunks: i32, k: i32, work: usize, sScan: bool, mailbox: usize): void {
+  const table = work + (<usize>(k * BYTE_ALPHABET) << 2);
+  memory.fill(table, 0, BYTE_ALPHABET << 2);
+  const values = work + (<usize>(chunks * BYTE_ALPHABET) << 2);
+  const symbols = values + (<usize>(chunks * SHARED_FINAL_CHUNK) << 2);
+  const first = chunkStart(entries, chunks, k);
+  const last = chunkStart(entries, chunks, k + 1);
+  let listed = first;
+  if (sScan) {
+    for (let y = entries - 1 - first; y >= entries - last; y--) {
+      const x = from + y;
+      const p = get(sa, x);
+      const induces = p > 0;
+      put(sa, x, select<i32>(p, ~p, induces));
+      // without a branch: every entry is listed, and the list moves on past those that induce
+      const step = load<u16>(t + <usize>(select<i32>(p, 2, induces) - 2));
+      const c = <i32>(step >> 8);
+      const j = p - 1;
+      put(values, listed, select<i32>(~j, j, (j == 0) | (<i32>(step & 0xff) > c)));
+      store<u8>(symbols + <usize>listed, <u8>c);
+      const at = table + (<usize>c << 2);
+      store<i32>(at, load<i32>(at) + <i32>induces);
+      listed += <i32>induces;
+    }
+  } else {
+    for (let x = from + first; x < from + last; x++) {
+      const p = get(sa, x);
+      const induces = p > 0;
+      put(sa, x, ~p);
+      const step = load<u16>(t + <usize>(select<i32>(p, 2, induces) - 2));
+      const c = <i32>(step >> 8);
+      const j = p - 1;
+      put(values, listed, select<i32>(~j, j, (j > 0) & (<i32>(step & 0xff) < c)));
+      store<u8>(symbols + <usize>listed, <u8>c);
+      const at = table + (<usize>c << 2);
+      store<i32>(at, load<i32>(at) + <i32>induces);
+      listed += <i32>induces;
+    }
+  }
+  put(mailbox + MAIL_COUNTS, k, listed - first);
+}
+
+/** Chunk k of a shared final scan's block: its listed entries written at its slots (finalGather). */
+function finalPlace(sa: usize, entries: i32, chunks: i32, k: i32, work: usize, sScan: bool, mailbox: usize): void {
+  const table = work + (<usize>(k * BYTE_ALPHABET) << 2);
+  const values = work + (<usize>(chunks * BYTE_ALPHABET) << 2);
+  const symbols = values + (<usize>(chunks * SHARED_FINAL_CHUNK) << 2);
+  const first = chunkStart(entries, chunks, k);
+  const end = first + get(mailbox + MAIL_COUNTS, k);
+  for (let y = first; y < end; y++) {
+    const at = table + (<usize>load<u8>(symbols + <usize>y) << 2);
+    const slot = load<i32>(at);
+    if (sScan) {
+      store<i32>(at, slot - 1);
+      put(sa, slot - 1, get(values, y));
+    } else {
+      store<i32>(at, slot + 1);
+      put(sa, slot, get(values, y));
+    }
+  }
+}
+
 // ---- level 0 beyond this memory: the induction scans by windows ------------------------------------
 // The TypeScript SA-IS (src/cpu/algorithms/sais-large.ts) keeps the SA of a text too large for this
 // memory in a plain array, with the text copied here. Its four level-0 scans (stage 1's and stage
@@ -1897,6 +2082,9 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 @inline const MAIL_DOUBLING_NEXT: usize = 708;
 @inline const MAIL_DOUBLING_PAIRS: usize = 712;
 @inline const MAIL_DOUBLING_BATCH: usize = 716;
+/** The team's size (saisHelperTeam; not cleared by saisHelperReset), and the shared final scans' tables. */
+@inline const MAIL_TEAM: usize = 720;
+@inline const MAIL_FINAL_WORK: usize = 724;
 @inline const MAIL_CACHE: usize = 768;
 /** The byte text's LMS positions per text chunk, then per symbol, from stage 1 (textLmsSaved). */
 @inline const MAIL_TEXT_LMS: usize = MAIL_CACHE + 3 * NAME_BLOCK * 4;
@@ -1912,6 +2100,9 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
  * that sleep's limit (ns; a safety net: the notify cannot be missed, wait32 compares first). */
 @inline const MAIN_POLLS: i32 = 1 << 12;
 @inline const MAIN_SLEEP_NS: i64 = 1_000_000;
+/** The same polls in the shared final scans, whose steps come every few hundred microseconds: a
+ * member that sleeps between them costs a wake-up (tens of microseconds) per step. */
+@inline const SHARED_POLLS: i32 = 1 << 20;
 
 @inline const COMMAND_MARK_NAMES: i32 = 1;
 @inline const COMMAND_WRITE_NAMES: i32 = 2;
@@ -1926,6 +2117,8 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 @inline const COMMAND_DOUBLING_SORT: i32 = 11;
 @inline const COMMAND_DOUBLING_SPLIT: i32 = 12;
 @inline const COMMAND_NAME_WINDOW: i32 = 13;
+@inline const COMMAND_FINAL_GATHER: i32 = 14;
+@inline const COMMAND_FINAL_PLACE: i32 = 15;
 
 /** The sign bit of an SA[0..m) entry marks an LMS substring that differs from its predecessor. */
 @inline const NEW_NAME: i32 = 0x80000000;
@@ -1939,6 +2132,12 @@ export function saisHelperBytes(): i32 {
  * zeroes the step number, the step's fields, the claim and the done count. */
 export function saisHelperReset(mailbox: usize): void {
   memory.fill(mailbox, 0, MAIL_COUNTS);
+  store<i32>(mailbox + MAIL_TEAM, 2);
+}
+
+/** Sets the team of a mailbox: the calling thread and team - 1 helpers, each running saisHelper on it. */
+export function saisHelperTeam(mailbox: usize, team: i32): void {
+  store<i32>(mailbox + MAIL_TEAM, team);
 }
 
 /** 1 once a saisHelper(mailbox) call runs (since saisHelperReset): a host that calls kernels with
@@ -1990,7 +2189,7 @@ function postCommand(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize, 
   atomic.store<i32>(mailbox + MAIL_DONE, 0);
   atomic.store<i64>(mailbox + MAIL_CLAIM, <i64>(seq + 2) << 32);
   atomic.store<i32>(mailbox + MAIL_SEQ, seq + 2);
-  atomic.notify(mailbox + MAIL_SEQ, 1);
+  atomic.notify(mailbox + MAIL_SEQ, -1); // every member
 }
 
 /** Runs one step over [0, entries) in `chunks` chunks with the helper; returns when every chunk
@@ -2012,10 +2211,11 @@ function finishChunks(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize,
   // What is left was claimed by the helper, which is running it: poll, then sleep until its last
   // chunk is done (the helper may be off its core: polling would take the core from it).
   let polls = 0;
+  const most = kind == COMMAND_FINAL_GATHER || kind == COMMAND_FINAL_PLACE ? SHARED_POLLS : MAIN_POLLS;
   for (;;) {
     const done = atomic.load<i32>(mailbox + MAIL_DONE);
     if (done >= chunks) break;
-    if (polls < MAIN_POLLS) {
+    if (polls < most) {
       polls++;
     } else {
       memory.atomic.wait32(mailbox + MAIL_DONE, done, MAIN_SLEEP_NS);
@@ -2071,22 +2271,30 @@ function runChunk(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize, n: 
     prefetchScan(t, sa, n, m, m + entries, wide, mailbox); // m: the scan's first slot; wide: flags
   } else if (kind == COMMAND_NAME_WINDOW) {
     nameChunk(mailbox, t, n, sa, from, to, c); // sa: the sorted positions
+  } else if (kind == COMMAND_FINAL_GATHER) {
+    // m: the block's start; wide: the S scan
+    finalGather(t, sa, m, entries, chunks, c, <usize><u32>load<i32>(mailbox + MAIL_FINAL_WORK), wide != 0, mailbox);
+  } else if (kind == COMMAND_FINAL_PLACE) {
+    finalPlace(sa, entries, chunks, c, <usize><u32>load<i32>(mailbox + MAIL_FINAL_WORK), wide != 0, mailbox);
   }
 }
 
 /**
  * The helper thread: runs until the main thread (sais with the same mailbox) posts exit. Between
  * steps it polls, then sleeps on the step number. It claims chunks of the current step only.
+ * index: 0 for the helper, which takes part in every step; 1 .. team - 2 for the team's other
+ * members, which take part only in the shared final scans (the other steps keep state per helper).
  */
-export function saisHelper(mailbox: usize): void {
+export function saisHelper(mailbox: usize, index: i32): void {
   const cache = mailbox + MAIL_CACHE;
   let seen = 0;
   let spins = 0;
+  let spinsMost = HELPER_SPINS;
   atomic.store<i32>(mailbox + MAIL_HELPER_ALIVE, 1);
   for (;;) {
     const seq = atomic.load<i32>(mailbox + MAIL_SEQ);
     if (seq == seen || (seq & 1) != 0) {
-      if (spins < HELPER_SPINS) {
+      if (spins < spinsMost) {
         spins++;
       } else {
         memory.atomic.wait32(mailbox + MAIL_SEQ, seq, HELPER_SLEEP_NS);
@@ -2104,7 +2312,9 @@ export function saisHelper(mailbox: usize): void {
     if (atomic.load<i32>(mailbox + MAIL_SEQ) != seq) continue; // rewritten meanwhile: read again
     seen = seq;
     spins = 0;
+    spinsMost = kind == COMMAND_FINAL_GATHER || kind == COMMAND_FINAL_PLACE ? SHARED_POLLS : HELPER_SPINS;
     if (kind == COMMAND_EXIT) return;
+    if (index != 0 && kind != COMMAND_FINAL_GATHER && kind != COMMAND_FINAL_PLACE) continue;
     for (;;) {
       const claim = atomic.load<i64>(mailbox + MAIL_CLAIM);
       const c = <i32>claim;

@@ -11,6 +11,7 @@ import { createEngine, type Engine } from "../src/engine/engine.js";
 import {
   HELPER_MIN_TEXT,
   SAIS_HELPER_BYTES,
+  saisTuning,
   saisWorkspaceSlots,
   type SaisKernel,
 } from "../src/cpu/algorithms/sais.js";
@@ -311,7 +312,7 @@ describe("hard families at 1 MiB", () => {
 describe("sais with a helper thread (2 and 3 threads)", () => {
   const engines = new Map<number, Engine>();
   beforeAll(async () => {
-    for (const threads of [1, 2, 3]) engines.set(threads, await createEngine({ threads }));
+    for (const threads of [1, 2, 3, 4]) engines.set(threads, await createEngine({ threads }));
   });
   afterAll(async () => {
     for (const engine of engines.values()) await engine.close();
@@ -387,6 +388,20 @@ describe("sais with a helper thread (2 and 3 threads)", () => {
     for (const threads of [2, 3]) expectSuffixArray(await build(threads, t), want, `${threads} threads`);
   });
 
+  // From saisTuning.sharedFinalFrom threads (8), the final scans of a byte text are shared by a
+  // team of that many: lowered here so that teams of 3 and 4 run them on this machine.
+  it.each(inputs)("%s: the final scans shared by a team of 3 and of 4", async (name, make) => {
+    const t = make();
+    const want = saisWasm(t).sa.slice();
+    const { sharedFinalFrom, oversubscribe } = saisTuning;
+    Object.assign(saisTuning, { sharedFinalFrom: 3, oversubscribe: true });
+    try {
+      for (const threads of [3, 4]) expectSuffixArray(await build(threads, t), want, `${name}, a team of ${threads}`);
+    } finally {
+      Object.assign(saisTuning, { sharedFinalFrom, oversubscribe });
+    }
+  });
+
   it("is deterministic: the same SA on every run", async () => {
     const t = randomText(1_200_000, 3, 906);
     const first = await build(2, t);
@@ -412,5 +427,10 @@ describe("sais with a helper thread (2 and 3 threads)", () => {
     // host's second exit (build() posts one after every run, for a kernel that threw).
     kernels.saisHelperExit(mailbox);
     kernels.saisHelper(mailbox);
+    // A team of 4 whose members never start: the kernel takes every chunk of the shared final scans.
+    kernels.saisHelperReset(mailbox);
+    kernels.saisHelperTeam(mailbox, 4);
+    expect(kernels.sais(textPtr, saPtr, n, fs, mailbox)).toBe(0);
+    expectSuffixArray(heap.u32(saPtr, n), saisWasm(t).sa, "a team that never starts");
   });
 });

@@ -636,7 +636,7 @@ class WindowedScans {
       mailbox = heap.alloc(SAIS_HELPER_BYTES, 64);
       ring = heap.alloc(call.ringBytes(), 64);
       call.saisHelperReset(mailbox);
-      helper = executor.runOne("saisHelper", [mailbox]);
+      helper = executor.runOne("saisHelper", [mailbox, 0]);
       // the scans run on this thread without yielding: the helper's task must have started first
       // (without it a scan loads every step itself, and stays correct)
       for (let waited = 0; call.saisHelperAlive(mailbox) === 0 && waited < HELPER_START_MS; waited++) {

@@ -22,6 +22,7 @@
 // saisMaxLength (~845 M) do not fit in 4 GiB: suffixArrayLargeOnKernel (sais-large.ts) keeps
 // their SA in a plain array, runs level 0's scans, naming and LMS listing on this kernel a window
 // at a time (induceWindow, nameWindow, lmsWindow), and hands the reduced string to it (saisReduced).
+import { availableParallelism } from "node:os";
 import { registerSorter, type BuildContext, type SuffixSorter } from "../../engine/registry.js";
 import { failure } from "../../errors.js";
 import type { Executor } from "../executor.js";
@@ -59,6 +60,7 @@ export interface SaisKernel {
   sais(textPtr: number, saPtr: number, n: number, fs: number, mailbox?: number): number;
   saisHelperBytes(): number;
   saisHelperReset(mailbox: number): void;
+  saisHelperTeam(mailbox: number, team: number): void;
   saisHelperExit(mailbox: number): void;
 }
 
@@ -92,6 +94,31 @@ export function helped(n: number, threads: number): boolean {
   return threads >= 2 && n >= HELPER_MIN_TEXT;
 }
 
+/** Settings of the sais team (tests lower sharedFinalFrom to run the shared scans on 2 cores). */
+export const saisTuning = {
+  /**
+   * Threads from which the final induction's scans of a byte text are shared by a team of that
+   * many (the kernel's thread and threads - 1 helpers, asm/sais.ts "stage 3 of a byte text by
+   * blocks shared with the team"); below it, the helper prefetches them. H200 host, wall s, team
+   * 2 (prefetch) -> 4 / 8 / 16 (shared): nci 1.53-1.63 -> 1.51-1.74 / 1.29-1.31 / 1.37-1.50,
+   * dickens 0.45-0.47 -> 0.49-0.51 / 0.37-0.40 / 0.37-0.40, 64 MiB DNA 3.10-3.25 -> 3.63-3.80 /
+   * 3.34-3.64 / 2.72-2.91; shared at team 2: nci 2.10-2.12, dickens 0.59.
+   */
+  sharedFinalFrom: 8,
+  /** Teams larger than the machine's cores (tests): a member off its core holds up every block. */
+  oversubscribe: false,
+};
+
+/** The team a sais build of n bytes on `threads` threads runs: 1 (alone), 2 (with its helper), or more. */
+export function saisTeam(n: number, threads: number): number {
+  if (!helped(n, threads)) return 1;
+  const team = saisTuning.oversubscribe ? threads : Math.min(threads, availableParallelism());
+  return team >= saisTuning.sharedFinalFrom ? Math.min(team, MAX_SAIS_TEAM) : 2;
+}
+
+/** The kernel's most chunks of one step (asm/sais.ts MAX_CHUNKS). */
+const MAX_SAIS_TEAM = 64;
+
 /**
  * Runs `kernel(...args, mailbox)` (sais or saisReduced) with a mailbox on a worker, so that the
  * caller's thread stays responsive, and saisHelper(mailbox) beside it on another. Without one (a
@@ -99,19 +126,23 @@ export function helped(n: number, threads: number): boolean {
  * milliseconds, and starting workers for it took ~100 ms (2-core machine: a one-shot
  * suffixArray() of 1,100 bytes 99 ms at the default 2 threads against 0.4 ms at 1).
  */
-export async function runWithHelper(executor: Executor, kernel: string, args: readonly number[], mailbox: number): Promise<number> {
+export async function runWithHelper(
+  executor: Executor, kernel: string, args: readonly number[], mailbox: number, team = 2,
+): Promise<number> {
   if (mailbox === 0) return (await executor.map(kernel, [[...args, 0]]))[0];
   const kernels = executor.kernels as unknown as SaisKernel;
   if (kernels.saisHelperBytes() !== SAIS_HELPER_BYTES) throw new Error("sais: SAIS_HELPER_BYTES is out of date");
   kernels.saisHelperReset(mailbox);
-  const helper = executor.runOne("saisHelper", [mailbox]);
+  kernels.saisHelperTeam(mailbox, team);
+  // the helper (index 0), and the team's other members (they take part in the shared scans only)
+  const helpers = Array.from({ length: Math.max(1, team - 1) }, (_, index) => executor.runOne("saisHelper", [mailbox, index]));
   try {
     return await executor.runOne(kernel, [...args, mailbox]);
   } finally {
     // The kernel posts exit when it returns; this one covers a kernel that threw (the kernel is
     // done either way, so the mailbox has one writer at a time).
     kernels.saisHelperExit(mailbox);
-    await helper;
+    await Promise.all(helpers);
   }
 }
 
@@ -124,7 +155,10 @@ export const saisSorter: SuffixSorter = {
   // 2 MiB 115 / 183, 4 MiB 241 / 244, 8 MiB 535 / 412; nci's first 4 MiB 186 / 203 (2-core machine).
   workersFrom: 4 << 20,
   // the kernel and its helper; the other workers a placement has start only for the apps' steps
-  busyWorkers: (n, threads) => (helped(n, threads) ? 2 : 0),
+  busyWorkers: (n, threads) => {
+    const team = saisTeam(n, threads);
+    return team >= 2 ? team : 0;
+  },
   scratchBytes(n: number): number {
     return 4 * saisWorkspaceSlots(n) + SCRATCH_ALIGNMENT_GAP + SAIS_HELPER_BYTES;
   },
@@ -144,7 +178,8 @@ export const saisSorter: SuffixSorter = {
     // The whole scratch: the workspace, then (64-byte aligned) the helper's mailbox.
     reserve(saisSorter.scratchBytes(n) / 4);
     const mailbox = Math.ceil((workspaceStart + 4 * fs) / 64) * 64;
-    const status = await runWithHelper(ctx.executor, "sais", [textPtr, saPtr, n, fs], helped(n, ctx.executor.threads) ? mailbox : 0);
+    const team = saisTeam(n, ctx.executor.threads);
+    const status = await runWithHelper(ctx.executor, "sais", [textPtr, saPtr, n, fs], team >= 2 ? mailbox : 0, team);
     // The rare retry with a larger workspace (a deep level's buckets did not fit) runs here.
     if (status !== 0) {
       const larger = Math.max(fs * 2, MIN_WORKSPACE);

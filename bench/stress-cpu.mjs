@@ -24,7 +24,7 @@ const seed = Number(takeOption(args, "--seed", 1)) >>> 0 || 1;
 const seconds = Number(takeOption(args, "--seconds", 60));
 const maxBytes = Number(takeOption(args, "--max-bytes", 3_000_000));
 const threadCounts = takeOption(args, "--threads", "1,2,3").split(",").map(Number);
-Object.assign(saisTuning, { sharedFinalFrom: Number(takeOption(args, "--shared-final-from", 3)), oversubscribe: true });
+Object.assign(saisTuning, { sharedFinalFrom: Number(takeOption(args, "--shared-final-from", 3)), sharedFinalMinText: 0, oversubscribe: true });
 const sources = args.map((f) => readFileSync(f));
 const rng = seeded(seed);
 

@@ -105,6 +105,8 @@ export const saisTuning = {
    * 3.34-3.64 / 2.72-2.91; shared at team 2: nci 2.10-2.12, dickens 0.59.
    */
   sharedFinalFrom: 8,
+  /** Texts from which they are: a shorter one takes milliseconds, and each member is a task to start. */
+  sharedFinalMinText: 1 << 22,
   /** Teams larger than the machine's cores (tests): a member off its core holds up every block. */
   oversubscribe: false,
 };
@@ -113,7 +115,8 @@ export const saisTuning = {
 export function saisTeam(n: number, threads: number): number {
   if (!helped(n, threads)) return 1;
   const team = saisTuning.oversubscribe ? threads : Math.min(threads, availableParallelism());
-  return team >= saisTuning.sharedFinalFrom ? Math.min(team, MAX_SAIS_TEAM) : 2;
+  const shared = team >= saisTuning.sharedFinalFrom && n >= saisTuning.sharedFinalMinText;
+  return shared ? Math.min(team, MAX_SAIS_TEAM) : 2;
 }
 
 /** The kernel's most chunks of one step (asm/sais.ts MAX_CHUNKS). */

@@ -256,7 +256,13 @@ function saisLevel<C>(t: usize, sa: usize, n: i32, fs: i32, k: i32, mailbox: usi
     const ring = helped && freeSlots >= denseStage1Slots<C>(k) + (shared ? textChunks * DENSE_CHUNK_SLOTS : 0) + RING_SLOTS
       ? workspace + (<usize>(freeSlots - RING_SLOTS) << 2)
       : 0;
-    m = sortLmsSubstringsDense<C>(t, sa, n, k, workspace, mailbox, shared ? textChunks : 0, ring);
+    // With a team (byte texts), its tables after the chunks' ones; the scans are then shared.
+    const teamFrom = denseStage1Slots<C>(k) + (shared ? textChunks * DENSE_CHUNK_SLOTS : 0);
+    const team = mailbox != 0 ? teamOf(mailbox) : 1;
+    const teamArea = sizeof<C>() == 1 && shared && team >= SHARED_FINAL_TEAM && freeSlots >= teamFrom + sharedDenseSlots(team)
+      ? workspace + (<usize>teamFrom << 2)
+      : 0;
+    m = sortLmsSubstringsDense<C>(t, sa, n, k, workspace, mailbox, shared ? textChunks : 0, teamArea != 0 ? 0 : ring, team, teamArea);
   } else {
     m = sortLmsSubstringsByInduction<C>(t, sa, n, fs, k, counts, buckets, freeSlots, workspace, mailbox);
   }
@@ -727,7 +733,9 @@ function splitGroups(sa: usize, rank: usize, groups: usize, first: i32, last: i3
  * denseStage1Slots<C>(k) free slots, and `chunks` * DENSE_CHUNK_SLOTS after them when the helper
  * shares the counting (byte texts).
  */
-function sortLmsSubstringsDense<C>(t: usize, sa: usize, n: i32, k: i32, work: usize, mailbox: usize, chunks: i32, ring: usize): i32 {
+function sortLmsSubstringsDense<C>(
+  t: usize, sa: usize, n: i32, k: i32, work: usize, mailbox: usize, chunks: i32, ring: usize, team: i32, teamArea: usize,
+): i32 {
   const counts = work; // [4c + class]
   const regions = work + (<usize>(4 * k) << 2); // region r = 2c + which: head [2r], last class [2r + 1]
   const cache = regions + (<usize>(4 * k) << 2); // the scans' steps
@@ -800,7 +808,9 @@ function sortLmsSubstringsDense<C>(t: usize, sa: usize, n: i32, k: i32, work: us
     put(sa, pos, (n - 1) | MARK);
   }
   if (ring != 0) startPrefetch<C>(mailbox, t, sa, n, 0, left, false, true, ring);
-  const d = denseScan<C>(t, sa, n, regions, cache, 0, left, 0, false, mailbox, ring);
+  const d = teamArea != 0
+    ? sharedDenseScan(t, sa, regions, 0, left, 0, false, mailbox, team, teamArea)
+    : denseScan<C>(t, sa, n, regions, cache, 0, left, 0, false, mailbox, ring);
   if (ring != 0) finishPrefetch(mailbox);
 
   // The SL marks say "differs from the entry below"; the S scan reads downwards and needs "differs
@@ -825,7 +835,11 @@ function sortLmsSubstringsDense<C>(t: usize, sa: usize, n: i32, k: i32, work: us
 
   // S scan.
   if (ring != 0) startPrefetch<C>(mailbox, t, sa, n, left + 1, right, true, true, ring);
-  denseScan<C>(t, sa, n, regions, cache, left + 1, right, d, true, mailbox, ring);
+  if (teamArea != 0) {
+    sharedDenseScan(t, sa, regions, left + 1, right, d, true, mailbox, team, teamArea);
+  } else {
+    denseScan<C>(t, sa, n, regions, cache, left + 1, right, d, true, mailbox, ring);
+  }
   if (ring != 0) finishPrefetch(mailbox);
 
   // The output's marks say "differs from the entry above" (written downwards), and the top entry
@@ -1422,6 +1436,163 @@ function finalPlace(sa: usize, entries: i32, chunks: i32, k: i32, work: usize, s
       store<i32>(at, slot + 1);
       put(sa, slot, get(values, y));
     }
+  }
+}
+
+// Stage 1's dense scans of a byte text with the team, the same way: a block ends where a region
+// could still be written inside it (an LL head above its start in the L scan, an SS head at or
+// below its top in the S scan). Every entry of a dense scan induces, so a chunk lists only each
+// entry's region (u16), and the place step reads the entries again. The marks: each chunk counts
+// those it reads and the last count at which it induced into each region; this thread turns them
+// into the count each chunk starts from and the last count of every region before each chunk.
+
+/** Regions of stage 1's dense scans of a byte text (two per symbol). */
+@inline const DENSE_REGIONS: i32 = 2 * BYTE_ALPHABET;
+
+/** Workspace slots of the shared dense scans: per chunk a table of 2 x 512 (slots, last counts),
+ * and per entry of a block its region (u16). */
+@inline function sharedDenseSlots(team: i32): i32 {
+  const block = team * SHARED_FINAL_CHUNK;
+  return team * 2 * DENSE_REGIONS + (block >> 1) + 16;
+}
+
+/** denseScan on a byte text with the team (no cache, no ring). Returns the count of marks read. */
+function sharedDenseScan(
+  t: usize, sa: usize, regions: usize, from: i32, to: i32, d: i32, sScan: bool, mailbox: usize, team: i32, area: usize,
+): i32 {
+  const most = team * SHARED_FINAL_CHUNK;
+  store<i32>(mailbox + MAIL_FINAL_WORK, <i32>area);
+  let i = sScan ? to : from;
+  while (sScan ? i > from : i < to) {
+    let lo: i32, hi: i32;
+    if (sScan) {
+      hi = i;
+      lo = max(from, i - most);
+      for (let r = 0; r < DENSE_REGIONS; r++) {
+        const head = load<i32>(regions + (<usize>r << 3));
+        if (head < i && head > lo) lo = head;
+      }
+    } else {
+      lo = i;
+      hi = min(to, i + most);
+      for (let r = 0; r < DENSE_REGIONS; r++) {
+        const head = load<i32>(regions + (<usize>r << 3));
+        if (head > i && head < hi) hi = head;
+      }
+    }
+    if (hi - lo < SHARED_FINAL_MIN) {
+      // entry by entry (always right): a stretch, whatever the bound
+      if (sScan) {
+        const end = max(from, i - SHARED_FINAL_MIN);
+        d = denseSteps(t, sa, regions, end, i, d, true);
+        i = end;
+      } else {
+        const end = min(to, i + SHARED_FINAL_MIN);
+        d = denseSteps(t, sa, regions, i, end, d, false);
+        i = end;
+      }
+      continue;
+    }
+    shareChunks(mailbox, COMMAND_DENSE_GATHER, t, <i32>sScan, sa, 0, lo, hi - lo, team, 0);
+    // each chunk's first count of marks (in place of its marks), first slot and the last count
+    // before it in every region it induces into
+    const marks = mailbox + MAIL_COUNTS + (<usize>MAX_CHUNKS << 2);
+    for (let k = 0; k < team; k++) {
+      const read = get(marks, k);
+      put(marks, k, d);
+      d += read;
+    }
+    for (let r = 0; r < DENSE_REGIONS; r++) {
+      const region = regions + (<usize>r << 3);
+      let head = load<i32>(region);
+      let last = load<i32>(region, 4);
+      for (let k = 0; k < team; k++) {
+        const table = area + (<usize>(k * 2 * DENSE_REGIONS + r) << 2);
+        const count = load<i32>(table);
+        if (count == 0) continue;
+        store<i32>(table, head);
+        head = sScan ? head - count : head + count;
+        const lastLocal = load<i32>(table, DENSE_REGIONS << 2);
+        store<i32>(table, last, DENSE_REGIONS << 2);
+        last = get(marks, k) + lastLocal;
+      }
+      store<i32>(region, head);
+      store<i32>(region, last, 4);
+    }
+    shareChunks(mailbox, COMMAND_DENSE_PLACE, t, <i32>sScan, sa, 0, lo, hi - lo, team, 0);
+    i = sScan ? lo : hi;
+  }
+  return d;
+}
+
+/** denseWindow's inductions from SA[start..end) one by one, each step loaded then (upwards, or
+ * downwards in the S scan). Returns d. */
+function denseSteps(t: usize, sa: usize, regions: usize, start: i32, end: i32, d: i32, sScan: bool): i32 {
+  for (let x = 0; x < end - start; x++) {
+    const i = sScan ? end - 1 - x : start + x;
+    const v = get(sa, i);
+    d += <i32>(<u32>v >> 31);
+    const p = v & ~MARK;
+    const before = chr<u8>(t, p - 2);
+    const c = chr<u8>(t, p - 1);
+    const above = sScan ? before > c : before >= c;
+    const region = regions + (<usize>((c << 1) | <i32>above) << 3);
+    const pos = load<i32>(region) - <i32>sScan;
+    store<i32>(region, pos + <i32>!sScan);
+    const previous = load<i32>(region, 4);
+    store<i32>(region, d, 4);
+    put(sa, pos, (p - 1) | (<i32>(previous != d) << 31));
+  }
+  return d;
+}
+
+/** The x-th entry (in scan order) of chunk k of a shared scan's block [from, from + entries). */
+@inline function blockEntry(from: i32, entries: i32, first: i32, x: i32, sScan: bool): i32 {
+  return sScan ? from + entries - 1 - first - x : from + first + x;
+}
+
+/** Chunk k of a shared dense scan's block: each entry's region listed (u16, from the chunk's first
+ * slot), counted in the chunk's table with the last count of marks at which it was induced into;
+ * the chunk's count of marks in the mailbox. */
+function denseGather(t: usize, sa: usize, from: i32, entries: i32, chunks: i32, k: i32, area: usize, sScan: bool, mailbox: usize): void {
+  const table = area + (<usize>(k * 2 * DENSE_REGIONS) << 2);
+  memory.fill(table, 0, DENSE_REGIONS << 2);
+  const list = area + (<usize>(chunks * 2 * DENSE_REGIONS) << 2);
+  const first = chunkStart(entries, chunks, k);
+  const count = chunkStart(entries, chunks, k + 1) - first;
+  let marks = 0;
+  for (let x = 0; x < count; x++) {
+    const v = get(sa, blockEntry(from, entries, first, x, sScan));
+    marks += <i32>(<u32>v >> 31);
+    const step = load<u16>(t + <usize>((v & ~MARK) - 2));
+    const c = <i32>(step >> 8);
+    const before = <i32>(step & 0xff);
+    const r = (c << 1) | <i32>(sScan ? before > c : before >= c);
+    store<u16>(list + (<usize>(first + x) << 1), <u16>r);
+    const at = table + (<usize>r << 2);
+    store<i32>(at, load<i32>(at) + 1);
+    store<i32>(at, marks, DENSE_REGIONS << 2);
+  }
+  put(mailbox + MAIL_COUNTS + (<usize>MAX_CHUNKS << 2), k, marks);
+}
+
+/** Chunk k of a shared dense scan's block: its entries read again and their inductions written at
+ * the chunk's slots, marked against the last count before (denseGather, then the kernel's thread). */
+function densePlace(sa: usize, from: i32, entries: i32, chunks: i32, k: i32, area: usize, sScan: bool, mailbox: usize): void {
+  const table = area + (<usize>(k * 2 * DENSE_REGIONS) << 2);
+  const list = area + (<usize>(chunks * 2 * DENSE_REGIONS) << 2);
+  const first = chunkStart(entries, chunks, k);
+  const count = chunkStart(entries, chunks, k + 1) - first;
+  let d = get(mailbox + MAIL_COUNTS + (<usize>MAX_CHUNKS << 2), k);
+  for (let x = 0; x < count; x++) {
+    const v = get(sa, blockEntry(from, entries, first, x, sScan));
+    d += <i32>(<u32>v >> 31);
+    const at = table + (<usize>load<u16>(list + (<usize>(first + x) << 1)) << 2);
+    const pos = load<i32>(at) - <i32>sScan;
+    store<i32>(at, pos + <i32>!sScan);
+    const previous = load<i32>(at, DENSE_REGIONS << 2);
+    store<i32>(at, d, DENSE_REGIONS << 2);
+    put(sa, pos, ((v & ~MARK) - 1) | (<i32>(previous != d) << 31));
   }
 }
 
@@ -2119,6 +2290,13 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 @inline const COMMAND_NAME_WINDOW: i32 = 13;
 @inline const COMMAND_FINAL_GATHER: i32 = 14;
 @inline const COMMAND_FINAL_PLACE: i32 = 15;
+@inline const COMMAND_DENSE_GATHER: i32 = 16;
+@inline const COMMAND_DENSE_PLACE: i32 = 17;
+
+/** The steps of the shared scans, the only ones the team's members beyond the helper take part in. */
+@inline function teamStep(kind: i32): bool {
+  return kind >= COMMAND_FINAL_GATHER && kind <= COMMAND_DENSE_PLACE;
+}
 
 /** The sign bit of an SA[0..m) entry marks an LMS substring that differs from its predecessor. */
 @inline const NEW_NAME: i32 = 0x80000000;
@@ -2211,7 +2389,7 @@ function finishChunks(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize,
   // What is left was claimed by the helper, which is running it: poll, then sleep until its last
   // chunk is done (the helper may be off its core: polling would take the core from it).
   let polls = 0;
-  const most = kind == COMMAND_FINAL_GATHER || kind == COMMAND_FINAL_PLACE ? SHARED_POLLS : MAIN_POLLS;
+  const most = teamStep(kind) ? SHARED_POLLS : MAIN_POLLS;
   for (;;) {
     const done = atomic.load<i32>(mailbox + MAIL_DONE);
     if (done >= chunks) break;
@@ -2276,6 +2454,10 @@ function runChunk(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize, n: 
     finalGather(t, sa, m, entries, chunks, c, <usize><u32>load<i32>(mailbox + MAIL_FINAL_WORK), wide != 0, mailbox);
   } else if (kind == COMMAND_FINAL_PLACE) {
     finalPlace(sa, entries, chunks, c, <usize><u32>load<i32>(mailbox + MAIL_FINAL_WORK), wide != 0, mailbox);
+  } else if (kind == COMMAND_DENSE_GATHER) {
+    denseGather(t, sa, m, entries, chunks, c, <usize><u32>load<i32>(mailbox + MAIL_FINAL_WORK), wide != 0, mailbox);
+  } else if (kind == COMMAND_DENSE_PLACE) {
+    densePlace(sa, m, entries, chunks, c, <usize><u32>load<i32>(mailbox + MAIL_FINAL_WORK), wide != 0, mailbox);
   }
 }
 
@@ -2312,9 +2494,9 @@ export function saisHelper(mailbox: usize, index: i32): void {
     if (atomic.load<i32>(mailbox + MAIL_SEQ) != seq) continue; // rewritten meanwhile: read again
     seen = seq;
     spins = 0;
-    spinsMost = kind == COMMAND_FINAL_GATHER || kind == COMMAND_FINAL_PLACE ? SHARED_POLLS : HELPER_SPINS;
+    spinsMost = teamStep(kind) ? SHARED_POLLS : HELPER_SPINS;
     if (kind == COMMAND_EXIT) return;
-    if (index != 0 && kind != COMMAND_FINAL_GATHER && kind != COMMAND_FINAL_PLACE) continue;
+    if (index != 0 && !teamStep(kind)) continue;
     for (;;) {
       const claim = atomic.load<i64>(mailbox + MAIL_CLAIM);
       const c = <i32>claim;

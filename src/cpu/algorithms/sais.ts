@@ -97,9 +97,10 @@ export function helped(n: number, threads: number): boolean {
 /** Settings of the sais team (tests lower sharedFinalFrom to run the shared scans on 2 cores). */
 export const saisTuning = {
   /**
-   * Threads from which the final induction's scans of a byte text are shared by a team of that
-   * many (the kernel's thread and threads - 1 helpers, asm/sais.ts "stage 3 of a byte text by
-   * blocks shared with the team"); below it, the helper prefetches them. H200 host, wall s, team
+   * Threads from which the induction scans of a byte text (stage 1's dense ones and the final
+   * ones) are shared by a team of that many (the kernel's thread and threads - 1 helpers,
+   * asm/sais.ts "stage 3 of a byte text by blocks shared with the team"); below it, the helper
+   * prefetches them. H200 host, wall s, the final scans alone shared, team
    * 2 (prefetch) -> 4 / 8 / 16 (shared): nci 1.53-1.63 -> 1.51-1.74 / 1.29-1.31 / 1.37-1.50,
    * dickens 0.45-0.47 -> 0.49-0.51 / 0.37-0.40 / 0.37-0.40, 64 MiB DNA 3.10-3.25 -> 3.63-3.80 /
    * 3.34-3.64 / 2.72-2.91; shared at team 2: nci 2.10-2.12, dickens 0.59.

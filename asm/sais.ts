@@ -973,15 +973,22 @@ function countAndGather<C>(t: usize, sa: usize, from: i32, to: i32, toIsS: i32, 
       c = chr<C>(t, p - 1);
       above = sScan ? before > c : before >= c;
     }
-    const region = regions + (<usize>((c << 1) | <i32>above) << 3);
-    const pos = load<i32>(region) - <i32>sScan;
-    store<i32>(region, pos + <i32>!sScan);
-    const previous = load<i32>(region, 4);
-    store<i32>(region, d, 4);
-    put(sa, pos, (p - 1) | (<i32>(previous != d) << 31));
+    const pos = denseInduce(sa, regions, c, above, p, d, sScan);
     dirty = sScan ? max(dirty, pos) : min(dirty, pos);
   }
   return d;
+}
+
+/** p - 1 induced into region (c, above) of a dense scan, marked when the region's last count of
+ * marks differs from d (see sortLmsSubstringsDense). Returns its slot. */
+@inline function denseInduce(sa: usize, regions: usize, c: i32, above: bool, p: i32, d: i32, sScan: bool): i32 {
+  const region = regions + (<usize>((c << 1) | <i32>above) << 3);
+  const pos = load<i32>(region) - <i32>sScan;
+  store<i32>(region, pos + <i32>!sScan);
+  const previous = load<i32>(region, 4);
+  store<i32>(region, d, 4);
+  put(sa, pos, (p - 1) | (<i32>(previous != d) << 31));
+  return pos;
 }
 
 // Stage 1 induction. Invariant of both scans: a positive entry p is a suffix whose predecessor
@@ -1124,25 +1131,30 @@ function namedHeads(heads: usize, counts: usize, k: i32, end: bool): void {
 function induceFinal<C>(t: usize, sa: usize, n: i32, counts: usize, buckets: usize, k: i32): void {
   bucketBounds<C>(t, n, counts, buckets, k, false);
   induceL<C>(t, sa, buckets, n - 1); // the sentinel's predecessor
-  for (let i = 0; i < n; i++) {
-    const p = get(sa, i);
-    put(sa, i, ~p);
-    if (p > 0) induceL<C>(t, sa, buckets, p - 1);
-  }
-
+  for (let i = 0; i < n; i++) finalStepL<C>(t, sa, buckets, i);
   bucketBounds<C>(t, n, counts, buckets, k, true);
-  for (let i = n - 1; i >= 0; i--) {
-    const p = get(sa, i);
-    if (p > 0) {
-      const j = p - 1;
-      const c = chr<C>(t, j);
-      const pos = get(buckets, c) - 1;
-      put(buckets, c, pos);
-      // j - 1 is L type (or absent) when T[j-1] > T[j]: j then induces nothing in this scan.
-      put(sa, pos, select<i32>(~j, j, (j == 0) | (chr<C>(t, j - 1) > c)));
-    } else {
-      put(sa, i, ~p);
-    }
+  for (let i = n - 1; i >= 0; i--) finalStepS<C>(t, sa, buckets, i);
+}
+
+/** induceFinal's L scan at entry x. */
+@inline function finalStepL<C>(t: usize, sa: usize, buckets: usize, x: i32): void {
+  const p = get(sa, x);
+  put(sa, x, ~p);
+  if (p > 0) induceL<C>(t, sa, buckets, p - 1);
+}
+
+/** induceFinal's S scan at entry x. */
+@inline function finalStepS<C>(t: usize, sa: usize, buckets: usize, x: i32): void {
+  const p = get(sa, x);
+  if (p > 0) {
+    const j = p - 1;
+    const c = chr<C>(t, j);
+    const pos = get(buckets, c) - 1;
+    put(buckets, c, pos);
+    // j - 1 is L type (or absent) when T[j-1] > T[j]: j then induces nothing in this scan.
+    put(sa, pos, select<i32>(~j, j, (j == 0) | (chr<C>(t, j - 1) > c)));
+  } else {
+    put(sa, x, ~p);
   }
 }
 
@@ -1324,11 +1336,11 @@ function sharedFinalScan(t: usize, sa: usize, n: i32, buckets: usize, work: usiz
       // entry by entry (always right): a stretch, whatever the bound
       if (sScan) {
         const end = max(0, i - SHARED_FINAL_MIN);
-        for (let x = i - 1; x >= end; x--) finalStepS(t, sa, buckets, x);
+        for (let x = i - 1; x >= end; x--) finalStepS<u8>(t, sa, buckets, x);
         i = end;
       } else {
         const end = min(n, i + SHARED_FINAL_MIN);
-        for (let x = i; x < end; x++) finalStepL(t, sa, buckets, x);
+        for (let x = i; x < end; x++) finalStepL<u8>(t, sa, buckets, x);
         i = end;
       }
       continue;
@@ -1347,27 +1359,6 @@ function sharedFinalScan(t: usize, sa: usize, n: i32, buckets: usize, work: usiz
     }
     shareChunks(mailbox, COMMAND_FINAL_PLACE, t, <i32>sScan, sa, n, from, to - from, team, work);
     i = sScan ? from : to;
-  }
-}
-
-/** The sequential final L scan's step at x. */
-@inline function finalStepL(t: usize, sa: usize, buckets: usize, x: i32): void {
-  const p = get(sa, x);
-  put(sa, x, ~p);
-  if (p > 0) induceL<u8>(t, sa, buckets, p - 1);
-}
-
-/** The sequential final S scan's step at x. */
-@inline function finalStepS(t: usize, sa: usize, buckets: usize, x: i32): void {
-  const p = get(sa, x);
-  if (p > 0) {
-    const j = p - 1;
-    const c = chr<u8>(t, j);
-    const pos = get(buckets, c) - 1;
-    put(buckets, c, pos);
-    put(sa, pos, select<i32>(~j, j, (j == 0) | (chr<u8>(t, j - 1) > c)));
-  } else {
-    put(sa, x, ~p);
   }
 }
 
@@ -1535,13 +1526,7 @@ function denseSteps(t: usize, sa: usize, regions: usize, start: i32, end: i32, d
     const p = v & ~MARK;
     const before = chr<u8>(t, p - 2);
     const c = chr<u8>(t, p - 1);
-    const above = sScan ? before > c : before >= c;
-    const region = regions + (<usize>((c << 1) | <i32>above) << 3);
-    const pos = load<i32>(region) - <i32>sScan;
-    store<i32>(region, pos + <i32>!sScan);
-    const previous = load<i32>(region, 4);
-    store<i32>(region, d, 4);
-    put(sa, pos, (p - 1) | (<i32>(previous != d) << 31));
+    denseInduce(sa, regions, c, sScan ? before > c : before >= c, p, d, sScan);
   }
   return d;
 }

@@ -13,7 +13,9 @@
 // the mapping back and of stage 2's scan of the text, on every level long enough, and of the
 // doubling rounds of reduced strings with mostly unique names, and loads the text ahead of the
 // induction scans) on another; they share a mailbox of
-// SAIS_HELPER_BYTES placed after the workspace, 64-byte aligned. The kernel never waits for a
+// SAIS_HELPER_BYTES placed after the workspace, 64-byte aligned. From saisTuning.sharedFinalFrom
+// threads (8) the team's other members run saisHelper too, on more workers, and take part only in
+// the shared induction scans of level 0 (see saisTeam). The kernel never waits for a
 // helper that has not started, so the result is the same whether the helper runs at once, late or
 // never; the host posts the helper's exit itself too, should the kernel fail.
 //
@@ -153,7 +155,7 @@ export async function runWithHelper(
 export const saisSorter: SuffixSorter = {
   name: "sais",
   engine: "cpu",
-  description: "SA-IS (Nong-Zhang-Chan induced sorting), WebAssembly, O(n) time; with 2+ threads a helper thread takes chunks of its counting, naming and mapping steps and prefetches its induction scans' text",
+  description: "SA-IS (Nong-Zhang-Chan induced sorting), WebAssembly, O(n) time; with 2+ threads a helper thread takes chunks of its counting, naming and mapping steps and prefetches its induction scans' text; from 8 threads a team of that many shares level 0's induction scans",
   maxLength: SAIS_WASM_MAX_LENGTH,
   // One-shot builds (fresh workers each), median of 7 ms, 1 thread / 2 threads: dickens' first
   // 2 MiB 115 / 183, 4 MiB 241 / 244, 8 MiB 535 / 412; nci's first 4 MiB 186 / 203 (2-core machine).

@@ -160,7 +160,8 @@ export const saisSorter: SuffixSorter = {
   // One-shot builds (fresh workers each), median of 7 ms, 1 thread / 2 threads: dickens' first
   // 2 MiB 115 / 183, 4 MiB 241 / 244, 8 MiB 535 / 412; nci's first 4 MiB 186 / 203 (2-core machine).
   workersFrom: 4 << 20,
-  // the kernel and its helper; the other workers a placement has start only for the apps' steps
+  // the kernel and its helper (from 8 threads its whole team); the other workers a placement has
+  // start only for the apps' steps
   busyWorkers: (n, threads) => {
     const team = saisTeam(n, threads);
     return team >= 2 ? team : 0;

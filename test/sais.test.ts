@@ -251,6 +251,26 @@ describe("suffixArrayLarge (TypeScript port)", () => {
     expect(limited.status).toBe(0);
   });
 
+  it("rankDirectory: the bits set before each 512-bit block of the LMS bitmap (naming's ranks in s1)", () => {
+    const heap = new SharedHeap(1 << 20);
+    const kernels = instantiate(heap.memory) as unknown as { rankDirectory(bitmap: number, words: number, dir: number): void };
+    for (const words of [1, 7, 8, 9, 43, 64]) {
+      const bitmap = heap.alloc(8 * words, 64);
+      const dir = heap.alloc(4 * (Math.floor(words / 8) + 1));
+      const halves = heap.u32(bitmap, 2 * words);
+      const r = rng(4040 + words);
+      for (let i = 0; i < halves.length; i++) halves[i] = r() < 0.1 ? 0 : Math.floor(r() * 2 ** 32);
+      kernels.rankDirectory(bitmap, words, dir);
+      const entries = heap.u32(dir, Math.floor(words / 8) + 1);
+      let total = 0;
+      for (let w = 0; w < words; w++) {
+        if (w % 8 === 0) expect(entries[w / 8], `${words} words, block ${w / 8}`).toBe(total);
+        for (const half of [halves[2 * w], halves[2 * w + 1]]) for (let b = 0; b < 32; b++) total += (half >>> b) & 1;
+      }
+      if (words % 8 === 0) expect(entries[words / 8]).toBe(total);
+    }
+  });
+
   it("level 0's scans, naming and LMS listing on the kernel by windows: small windows and chunks spill across them", async () => {
     const r = rng(97);
     const texts: Array<[string, Uint8Array]> = [...hardFamilies(3000, 6), ["alternating high", alternatingHigh(20_000, 8)]];

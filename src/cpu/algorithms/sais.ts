@@ -14,10 +14,11 @@
 // doubling rounds of reduced strings with mostly unique names, and loads the text ahead of the
 // induction scans) on another; they share a mailbox of
 // SAIS_HELPER_BYTES placed after the workspace, 64-byte aligned. From saisTuning.sharedFinalFrom
-// threads (8) the team's other members run saisHelper too, on more workers, and take part only in
-// the shared induction scans of level 0 (see saisTeam). The kernel never waits for a
-// helper that has not started, so the result is the same whether the helper runs at once, late or
-// never; the host posts the helper's exit itself too, should the kernel fail.
+// threads (8), on texts of sharedFinalMinText (16 MiB) or more, the team's other members run
+// saisHelper too, on more workers, and take part only in the shared induction scans of level 0
+// (see saisTeam). The kernel never waits for a helper that has not started, so the result is the
+// same whether the helper runs at once, late or never; the host posts the helper's exit itself
+// too, should the kernel fail.
 //
 // Memory: text n + SA 4n + workspace 4 fs bytes, fs = min(n / 2, 2^24) + 4096: at most 6n + 64 MiB
 // beyond the text (7n for small n where 2n < 64 MiB), plus 13 KB of mailbox. Texts above
@@ -164,8 +165,8 @@ export const saisSorter: SuffixSorter = {
   // One-shot builds (fresh workers each), median of 7 ms, 1 thread / 2 threads: dickens' first
   // 2 MiB 115 / 183, 4 MiB 241 / 244, 8 MiB 535 / 412; nci's first 4 MiB 186 / 203 (2-core machine).
   workersFrom: 4 << 20,
-  // the kernel and its helper (from 8 threads its whole team); the other workers a placement has
-  // start only for the apps' steps
+  // the kernel and its helper (from 8 threads and 16 MiB its whole team); the other workers a
+  // placement has start only for the apps' steps
   busyWorkers: (n, threads) => {
     const team = saisTeam(n, threads);
     return team >= 2 ? team : 0;

@@ -1310,28 +1310,29 @@ function induceFinalShared(t: usize, sa: usize, n: i32, counts: usize, buckets: 
   sharedFinalScan(t, sa, n, buckets, work, mailbox, team, true);
 }
 
+/**
+ * Where a shared block from i ends: at most `most` entries on, up to `limit` (down to it in an S
+ * scan), and cut at the nearest of `count` write pointers (i32, `stride` bytes apart) strictly
+ * between i and there, at which the scan may still write.
+ */
+@inline function blockBound(pointers: usize, count: i32, stride: usize, i: i32, most: i32, limit: i32, down: bool): i32 {
+  let bound = down ? max(limit, i - most) : min(limit, i + most);
+  for (let r = 0; r < count; r++) {
+    const p = load<i32>(pointers + <usize>r * stride);
+    if (down ? p < i && p > bound : p > i && p < bound) bound = p;
+  }
+  return bound;
+}
+
 /** One final scan with the team: upwards (L) or downwards (S), block by block. */
 function sharedFinalScan(t: usize, sa: usize, n: i32, buckets: usize, work: usize, mailbox: usize, team: i32, sScan: bool): void {
   const most = team * SHARED_FINAL_CHUNK;
   // L: the next block is [i, e); S: [s, i)
   let i = sScan ? n : 0;
   while (sScan ? i > 0 : i < n) {
-    let from: i32, to: i32;
-    if (sScan) {
-      to = i;
-      from = max(0, i - most);
-      for (let c = 0; c < BYTE_ALPHABET; c++) {
-        const tail = get(buckets, c);
-        if (tail < i && tail > from) from = tail;
-      }
-    } else {
-      from = i;
-      to = min(n, i + most);
-      for (let c = 0; c < BYTE_ALPHABET; c++) {
-        const head = get(buckets, c);
-        if (head > i && head < to) to = head;
-      }
-    }
+    const bound = blockBound(buckets, BYTE_ALPHABET, 4, i, most, sScan ? 0 : n, sScan);
+    const from = sScan ? bound : i;
+    const to = sScan ? i : bound;
     if (to - from < SHARED_FINAL_MIN) {
       // entry by entry (always right): a stretch, whatever the bound
       if (sScan) {
@@ -1374,40 +1375,35 @@ function finalGather(t: usize, sa: usize, from: i32, entries: i32, chunks: i32, 
   const values = work + (<usize>(chunks * BYTE_ALPHABET) << 2);
   const symbols = values + (<usize>(chunks * SHARED_FINAL_CHUNK) << 2);
   const first = chunkStart(entries, chunks, k);
-  const last = chunkStart(entries, chunks, k + 1);
+  const count = chunkStart(entries, chunks, k + 1) - first;
+  const listed = sScan
+    ? finalGatherLoop(t, sa, from, entries, first, count, table, values, symbols, true)
+    : finalGatherLoop(t, sa, from, entries, first, count, table, values, symbols, false);
+  put(mailbox + MAIL_COUNTS, k, listed);
+}
+
+/** finalGather's loop over its chunk's `count` entries (sScan a constant); returns how many it listed. */
+@inline function finalGatherLoop(
+  t: usize, sa: usize, from: i32, entries: i32, first: i32, count: i32, table: usize, values: usize, symbols: usize, sScan: bool,
+): i32 {
   let listed = first;
-  if (sScan) {
-    for (let y = entries - 1 - first; y >= entries - last; y--) {
-      const x = from + y;
-      const p = get(sa, x);
-      const induces = p > 0;
-      put(sa, x, select<i32>(p, ~p, induces));
-      // without a branch: every entry is listed, and the list moves on past those that induce
-      const step = load<u16>(t + <usize>(select<i32>(p, 2, induces) - 2));
-      const c = <i32>(step >> 8);
-      const j = p - 1;
-      put(values, listed, select<i32>(~j, j, (j == 0) | (<i32>(step & 0xff) > c)));
-      store<u8>(symbols + <usize>listed, <u8>c);
-      const at = table + (<usize>c << 2);
-      store<i32>(at, load<i32>(at) + <i32>induces);
-      listed += <i32>induces;
-    }
-  } else {
-    for (let x = from + first; x < from + last; x++) {
-      const p = get(sa, x);
-      const induces = p > 0;
-      put(sa, x, ~p);
-      const step = load<u16>(t + <usize>(select<i32>(p, 2, induces) - 2));
-      const c = <i32>(step >> 8);
-      const j = p - 1;
-      put(values, listed, select<i32>(~j, j, (j > 0) & (<i32>(step & 0xff) < c)));
-      store<u8>(symbols + <usize>listed, <u8>c);
-      const at = table + (<usize>c << 2);
-      store<i32>(at, load<i32>(at) + <i32>induces);
-      listed += <i32>induces;
-    }
+  for (let x = 0; x < count; x++) {
+    const at = blockEntry(from, entries, first, x, sScan);
+    const p = get(sa, at);
+    const induces = p > 0;
+    put(sa, at, sScan ? select<i32>(p, ~p, induces) : ~p);
+    // without a branch: every entry is listed, and the list moves on past those that induce
+    const step = load<u16>(t + <usize>(select<i32>(p, 2, induces) - 2));
+    const c = <i32>(step >> 8);
+    const before = <i32>(step & 0xff);
+    const j = p - 1;
+    put(values, listed, sScan ? select<i32>(~j, j, (j == 0) | (before > c)) : select<i32>(~j, j, (j > 0) & (before < c)));
+    store<u8>(symbols + <usize>listed, <u8>c);
+    const slot = table + (<usize>c << 2);
+    store<i32>(slot, load<i32>(slot) + <i32>induces);
+    listed += <i32>induces;
   }
-  put(mailbox + MAIL_COUNTS, k, listed - first);
+  return listed - first;
 }
 
 /** Chunk k of a shared final scan's block: its listed entries written at its slots (finalGather). */
@@ -1455,22 +1451,9 @@ function sharedDenseScan(
   store<i32>(mailbox + MAIL_FINAL_WORK, <i32>area);
   let i = sScan ? to : from;
   while (sScan ? i > from : i < to) {
-    let lo: i32, hi: i32;
-    if (sScan) {
-      hi = i;
-      lo = max(from, i - most);
-      for (let r = 0; r < DENSE_REGIONS; r++) {
-        const head = load<i32>(regions + (<usize>r << 3));
-        if (head < i && head > lo) lo = head;
-      }
-    } else {
-      lo = i;
-      hi = min(to, i + most);
-      for (let r = 0; r < DENSE_REGIONS; r++) {
-        const head = load<i32>(regions + (<usize>r << 3));
-        if (head > i && head < hi) hi = head;
-      }
-    }
+    const bound = blockBound(regions, DENSE_REGIONS, 8, i, most, sScan ? from : to, sScan);
+    const lo = sScan ? bound : i;
+    const hi = sScan ? i : bound;
     if (hi - lo < SHARED_FINAL_MIN) {
       // entry by entry (always right): a stretch, whatever the bound
       if (sScan) {

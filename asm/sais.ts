@@ -1167,23 +1167,30 @@ function induceFinal<C>(t: usize, sa: usize, n: i32, counts: usize, buckets: usi
 function induceFinalBlocked<C>(t: usize, sa: usize, n: i32, counts: usize, buckets: usize, k: i32, cache: usize, mailbox: usize, ring: usize): void {
   bucketBounds<C>(t, n, counts, buckets, k, false);
   induceL<C>(t, sa, buckets, n - 1); // the sentinel's predecessor
-  finalScan<C>(t, sa, n, buckets, cache, mailbox, ring, false);
+  finalScan<C>(t, sa, n, 0, n, buckets, cache, mailbox, ring, false, false, false, 0);
   bucketBounds<C>(t, n, counts, buckets, k, true);
-  finalScan<C>(t, sa, n, buckets, cache, mailbox, ring, true);
+  finalScan<C>(t, sa, n, 0, n, buckets, cache, mailbox, ring, true, false, false, 0);
 }
 
-/** One scan of induceFinalBlocked, window by window: the L scan upwards, the S scan downwards. */
-@inline function finalScan<C>(t: usize, sa: usize, n: i32, buckets: usize, cache: usize, mailbox: usize, ring: usize, sScan: bool): void {
-  if (ring != 0) startPrefetch<C>(mailbox, t, sa, n, 0, n, sScan, false, ring);
-  for (let w = 0; w * INDUCE_BLOCK < n; w++) {
-    const start = windowStart(0, n, w, sScan);
-    const end = windowEnd(0, n, w, sScan);
+/**
+ * One scan of induceFinalBlocked over SA[from..to), window by window: the L scan upwards, the S
+ * scan downwards. stage1 and spilling (constants) as in induceCachedL / induceCachedS: the
+ * windowed scans beyond this memory (windowScan) spill what they induce outside [from, to).
+ */
+@inline function finalScan<C>(
+  t: usize, sa: usize, n: i32, from: i32, to: i32, buckets: usize, cache: usize, mailbox: usize, ring: usize,
+  sScan: bool, stage1: bool, spilling: bool, spill: usize,
+): void {
+  if (ring != 0) startPrefetch<C>(mailbox, t, sa, n, from, to, sScan, false, ring);
+  for (let w = 0; w * INDUCE_BLOCK < to - from; w++) {
+    const start = windowStart(from, to, w, sScan);
+    const end = windowEnd(from, to, w, sScan);
     const ringWindow = readySteps(sa, mailbox, ring, w);
     if (ringWindow != 0) {
-      induceCached<C>(t, sa, buckets, ringWindow, start, end, true, sScan);
+      induceCached<C>(t, sa, buckets, ringWindow, start, end, true, sScan, stage1, spilling, from, to, spill);
     } else {
       loadSteps<C>(t, sa, n, cache, start, end, false, sScan);
-      induceCached<C>(t, sa, buckets, cache, start, end, false, sScan);
+      induceCached<C>(t, sa, buckets, cache, start, end, false, sScan, stage1, spilling, from, to, spill);
     }
   }
   if (ring != 0) finishPrefetch(mailbox);
@@ -1199,12 +1206,15 @@ function induceFinalBlocked<C>(t: usize, sa: usize, n: i32, counts: usize, bucke
   return fresh ? loadStep<C>(cache, x, false) : stepAt<C>(t, p, sScan);
 }
 
-/** The second pass of a final scan over a window whose steps are cached. */
-@inline function induceCached<C>(t: usize, sa: usize, buckets: usize, cache: usize, start: i32, end: i32, fromRing: bool, sScan: bool): void {
+/** The second pass of a final scan over a window whose steps are cached (spilling outside [from, to)). */
+@inline function induceCached<C>(
+  t: usize, sa: usize, buckets: usize, cache: usize, start: i32, end: i32, fromRing: bool, sScan: bool,
+  stage1: bool, spilling: bool, from: i32, to: i32, spill: usize,
+): void {
   if (sScan) {
-    induceCachedS<C>(t, sa, buckets, cache, start, end, fromRing, false, false, 0, 0);
+    induceCachedS<C>(t, sa, buckets, cache, start, end, fromRing, stage1, spilling, from, spill);
   } else {
-    induceCachedL<C>(t, sa, buckets, cache, start, end, fromRing, false, false, 0, 0);
+    induceCachedL<C>(t, sa, buckets, cache, start, end, fromRing, stage1, spilling, to, spill);
   }
 }
 
@@ -1683,28 +1693,13 @@ export function induceWindow(
   return get(spill, 3);
 }
 
-/** finalScan over the window SA[from..to) (stage 3, or stage 1's scans), spilling what it induces outside. */
+/** finalScan over the window SA[from..to) (stage 3, or stage 1's scans), spilling what it induces
+ * outside (n: unused where the steps are not the dense scans'). */
 @inline function windowScan(
   t: usize, sa: usize, from: i32, to: i32, buckets: usize, cache: usize, spill: usize, mailbox: usize, ring: usize,
   stage1: bool, sScan: bool,
 ): void {
-  if (ring != 0) startPrefetch<u8>(mailbox, t, sa, 0, from, to, sScan, false, ring);
-  for (let w = 0; w * INDUCE_BLOCK < to - from; w++) {
-    const start = windowStart(from, to, w, sScan);
-    const end = windowEnd(from, to, w, sScan);
-    let steps = readySteps(sa, mailbox, ring, w);
-    const fromRing = steps != 0;
-    if (!fromRing) {
-      loadSteps<u8>(t, sa, 0, cache, start, end, false, sScan);
-      steps = cache;
-    }
-    if (sScan) {
-      induceCachedS<u8>(t, sa, buckets, steps, start, end, fromRing, stage1, true, from, spill);
-    } else {
-      induceCachedL<u8>(t, sa, buckets, steps, start, end, fromRing, stage1, true, to, spill);
-    }
-  }
-  if (ring != 0) finishPrefetch(mailbox);
+  finalScan<u8>(t, sa, 0, from, to, buckets, cache, mailbox, ring, sScan, stage1, true, spill);
 }
 
 /**

@@ -4,8 +4,25 @@ import { MAX_INPUT_BYTES } from "../engine/build.js";
 import { parseEngine } from "../engine/choice.js";
 import { placeForApp, type EngineRequest, type Placement } from "../engine/placement.js";
 import { resolveGpuMode } from "../gpu/device.js";
-import { stringOption, threadsOption, type Parsed } from "./command.js";
+import { stringOption, threadsOption, type OptionSpec, type Parsed } from "./command.js";
 import { openInput } from "./files.js";
+
+/** The engine options of the commands that build a suffix array on the way (bwt, lcp, index);
+ * build declares the same options with its own, longer help. */
+export const ENGINE_OPTIONS: Record<string, OptionSpec> = {
+  engine: { type: "string" },
+  algo: { type: "string" },
+  threads: { type: "string" },
+  gpu: { type: "string" },
+};
+
+/** ENGINE_OPTIONS' lines of a help text. */
+export const ENGINE_OPTIONS_HELP = `  --engine E         auto (default), cpu, gpu or hybrid: the suffix-array engine, chosen as
+                     'sufsort build --help' describes (auto: a hardware GPU from 8 or 64 MiB)
+  --algo NAME        suffix-array algorithm (default: the engine's choice)
+  --threads N        worker threads (1-64; default: all cores, at most 64)
+  --gpu MODE         adapter for GPU algorithms: hardware (default), software (Mesa
+                     llvmpipe, slow) or auto; SUFSORT_GPU sets the default`;
 
 /** A command's --engine, --algo, --threads and --gpu. */
 export function engineRequest(args: Parsed): EngineRequest & { gpu: NonNullable<EngineRequest["gpu"]> } {

@@ -5,7 +5,7 @@ import { MAX_INPUT_BYTES, type BuildOptions } from "../../engine/build.js";
 import type { Overlap } from "../../engine/registry.js";
 import { openInput, checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
 import { Progress } from "../progress.js";
-import { engineRequest } from "../placement.js";
+import { ENGINE_OPTIONS, engineRequest } from "../placement.js";
 import { buildOfPlacement, placeByEngine, type Placement } from "../../engine/placement.js";
 import { usageError } from "../../errors.js";
 
@@ -55,10 +55,7 @@ Options:
   -h, --help         show this help`,
   options: {
     out: { type: "string", short: "o" },
-    engine: { type: "string" },
-    algo: { type: "string" },
-    threads: { type: "string" },
-    gpu: { type: "string" },
+    ...ENGINE_OPTIONS,
     verify: { type: "boolean" },
     json: { type: "boolean" },
   },

@@ -3,7 +3,7 @@ import type { Command } from "../command.js";
 import { stringOption } from "../command.js";
 import { bwtOfPlacement } from "../../apps/bwt.js";
 import { checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
-import { engineRequest, placeInputByEngine } from "../placement.js";
+import { ENGINE_OPTIONS, ENGINE_OPTIONS_HELP, engineRequest, placeInputByEngine } from "../placement.js";
 import { Progress } from "../progress.js";
 
 export const bwtCommand: Command = {
@@ -22,19 +22,11 @@ suffix array there, and only the BWT comes back. A text too large for the WebAss
 
 Options:
   -o, --out OUT      output file (default: IN.bwt)
-  --engine E         auto (default), cpu, gpu or hybrid: the suffix-array engine, chosen as
-                     'sufsort build --help' describes (auto: a hardware GPU from 8 or 64 MiB)
-  --algo NAME        suffix-array algorithm (default: the engine's choice)
-  --threads N        worker threads (1-64; default: all cores, at most 64)
-  --gpu MODE         adapter for GPU algorithms: hardware (default), software (Mesa
-                     llvmpipe, slow) or auto; SUFSORT_GPU sets the default
+${ENGINE_OPTIONS_HELP}
   -h, --help         show this help`,
   options: {
     out: { type: "string", short: "o" },
-    engine: { type: "string" },
-    algo: { type: "string" },
-    threads: { type: "string" },
-    gpu: { type: "string" },
+    ...ENGINE_OPTIONS,
   },
   positionals: { min: 1, max: 1, names: "input file IN" },
   async run(args) {

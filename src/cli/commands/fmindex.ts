@@ -5,7 +5,7 @@ import { intOption, stringOption } from "../command.js";
 import { DEFAULT_SAMPLE_RATE, indexOfPlacement, MAX_SAMPLE_RATE } from "../../apps/fmindex.js";
 import { usageError } from "../../errors.js";
 import { checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
-import { engineRequest, placeInputByEngine } from "../placement.js";
+import { ENGINE_OPTIONS, ENGINE_OPTIONS_HELP, engineRequest, placeInputByEngine } from "../placement.js";
 import { Progress } from "../progress.js";
 
 export const indexCommand: Command = {
@@ -24,20 +24,12 @@ The suffix array is built as 'sufsort build' builds it. Texts over the WebAssemb
 Options:
   -o, --out IDX      output file (default: IN.fmi)
   --sample K         sample rate: locate walks at most K-1 steps per occurrence (default: ${DEFAULT_SAMPLE_RATE})
-  --engine E         auto (default), cpu, gpu or hybrid: the suffix-array engine, chosen as
-                     'sufsort build --help' describes (auto: a hardware GPU from 8 or 64 MiB)
-  --algo NAME        suffix-array algorithm (default: the engine's choice)
-  --threads N        worker threads (1-64; default: all cores, at most 64)
-  --gpu MODE         adapter for GPU algorithms: hardware (default), software (Mesa
-                     llvmpipe, slow) or auto; SUFSORT_GPU sets the default
+${ENGINE_OPTIONS_HELP}
   -h, --help         show this help`,
   options: {
     out: { type: "string", short: "o" },
     sample: { type: "string" },
-    engine: { type: "string" },
-    algo: { type: "string" },
-    threads: { type: "string" },
-    gpu: { type: "string" },
+    ...ENGINE_OPTIONS,
   },
   positionals: { min: 1, max: 1, names: "input file IN" },
   async run(args) {

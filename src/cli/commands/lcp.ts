@@ -5,7 +5,7 @@ import { checkLength, MAX_INPUT_BYTES } from "../../engine/build.js";
 import { lcpOfGivenSuffixArray, lcpOfPlacement } from "../../apps/lcp.js";
 import { failure } from "../../errors.js";
 import { openInput, checkOutputPath, defaultOutput, writeFileAtomic } from "../files.js";
-import { engineRequest, placeInputByEngine } from "../placement.js";
+import { ENGINE_OPTIONS, ENGINE_OPTIONS_HELP, engineRequest, placeInputByEngine } from "../placement.js";
 import { Progress } from "../progress.js";
 
 export const lcpCommand: Command = {
@@ -17,26 +17,19 @@ Writes the LCP array of IN to OUT (default IN.lcp) as n little-endian uint32: LC
 is the length of the longest common prefix of suffixes SA[i-1] and SA[i]. Linear time (the PLCP /
 Phi method of Kärkkäinen, Manzini and Puglisi). With --sa, the suffix array is read from SA (as
 'sufsort build' writes it) and checked with the linear verifier first; otherwise it is built, as
-'sufsort build' builds it. Over about 477 MB (where text, SA and Φ no longer fit the 4 GiB
-WebAssembly memory together) Φ is kept in plain memory and the steps run on one thread.
+'sufsort build' builds it. The steps run on the worker threads: in the 4 GiB WebAssembly memory
+while text and Φ fit there (to about 850 MB), beyond it over shared plain arrays.
 
 Options:
   --sa SA            suffix array of IN (default: build it)
   -o, --out OUT      output file (default: IN.lcp)
-  --engine E         auto (default), cpu, gpu or hybrid: the suffix-array engine when building,
-                     chosen as 'sufsort build --help' describes (auto: a hardware GPU from 8 or 64 MiB)
-  --algo NAME        suffix-array algorithm when building (default: the engine's choice)
-  --threads N        worker threads (1-64; default: all cores, at most 64)
-  --gpu MODE         adapter for GPU algorithms: hardware (default), software (Mesa
-                     llvmpipe, slow) or auto; SUFSORT_GPU sets the default
+${ENGINE_OPTIONS_HELP}
+                     (--engine, --algo and --gpu: for building the SA, without --sa)
   -h, --help         show this help`,
   options: {
     sa: { type: "string" },
     out: { type: "string", short: "o" },
-    engine: { type: "string" },
-    algo: { type: "string" },
-    threads: { type: "string" },
-    gpu: { type: "string" },
+    ...ENGINE_OPTIONS,
   },
   positionals: { min: 1, max: 1, names: "input file IN" },
   async run(args) {

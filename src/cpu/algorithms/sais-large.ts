@@ -265,7 +265,7 @@ function reduceLevel(
     }
   }
   clock?.lap("lms");
-  induceStage1(t, sa, n, counts, buckets, k, scans);
+  induce(1, t, sa, n, counts, buckets, k, scans);
   clock?.lap("induce 1");
 
   {
@@ -385,24 +385,37 @@ function completeLevel(
     while (j > 0) sa[--j] = 0;
   }
   clock?.lap("place");
-  induceFinal(t, sa, n, counts, buckets, k, scans);
+  induce(3, t, sa, n, counts, buckets, k, scans);
   clock?.lap("induce 3");
 }
 
-/** Stage 1 induction; same invariants as induceStage1 in asm/sais.ts (flags without a branch: see induceFinal). */
-function induceStage1(t: Text, sa: Int32Array, n: number, counts: number, buckets: number, k: number, scans?: WindowedScans): void {
+/**
+ * Stage 1 (LMS substrings) or stage 3 (the suffixes) induction: from the sorted LMS entries, an L
+ * scan up into the buckets' heads, then an S scan down into their tails; same invariants as
+ * induceStage1 and induceFinal in asm/sais.ts. Beyond the heap the scans run on the kernel
+ * (`scans`). An induced entry's flag (~j) comes from the sign of the difference of T[j - 1] and
+ * T[j] (symbols are below 2^30), not a branch: the flags of a text are close to random, and a
+ * mispredicted branch per entry cost more than a third of the whole port's time (dickens
+ * 2.74-3.02 s -> 1.94-2.05).
+ */
+function induce(stage: 1 | 3, t: Text, sa: Int32Array, n: number, counts: number, buckets: number, k: number, scans?: WindowedScans): void {
   bucketBounds(t, n, sa, counts, buckets, k, false);
   {
     const j = n - 1;
     const c = t[j];
     sa[sa[buckets + c]++] = t[j - 1] < c ? ~j : j;
   }
-  if (scans) {
-    scans.run(SCAN_STAGE1_L, sa, n, buckets);
-    bucketBounds(t, n, sa, counts, buckets, k, true);
-    scans.run(SCAN_STAGE1_S, sa, n, buckets);
-    return;
-  }
+  if (scans) scans.run(stage === 1 ? SCAN_STAGE1_L : SCAN_FINAL_L, sa, n, buckets);
+  else if (stage === 1) stage1ScanL(t, sa, n, buckets);
+  else finalScanL(t, sa, n, buckets);
+  bucketBounds(t, n, sa, counts, buckets, k, true);
+  if (scans) scans.run(stage === 1 ? SCAN_STAGE1_S : SCAN_FINAL_S, sa, n, buckets);
+  else if (stage === 1) stage1ScanS(t, sa, n, buckets);
+  else finalScanS(t, sa, n, buckets);
+}
+
+/** Stage 1's L scan, from the bottom: an unflagged entry induces its predecessor and leaves; a flagged one stays, unflagged. */
+function stage1ScanL(t: Text, sa: Int32Array, n: number, buckets: number): void {
   for (let i = 0; i < n; i++) {
     const p = sa[i];
     if (p > 0) {
@@ -414,8 +427,10 @@ function induceStage1(t: Text, sa: Int32Array, n: number, counts: number, bucket
       sa[i] = ~p;
     }
   }
+}
 
-  bucketBounds(t, n, sa, counts, buckets, k, true);
+/** Stage 1's S scan, from the top: an unflagged entry induces its predecessor and leaves. */
+function stage1ScanS(t: Text, sa: Int32Array, n: number, buckets: number): void {
   for (let i = n - 1; i >= 0; i--) {
     const p = sa[i];
     if (p > 0) {
@@ -427,25 +442,8 @@ function induceStage1(t: Text, sa: Int32Array, n: number, counts: number, bucket
   }
 }
 
-/**
- * Stage 3 induction; same invariants as induceFinal in asm/sais.ts. An induced entry's flag
- * (~j) comes from the sign of the difference of T[j - 1] and T[j] (symbols are below 2^30), not a
- * branch: the flags of a text are close to random, and a mispredicted branch per entry cost more
- * than a third of the whole port's time (dickens 2.74-3.02 s -> 1.94-2.05).
- */
-function induceFinal(t: Text, sa: Int32Array, n: number, counts: number, buckets: number, k: number, scans?: WindowedScans): void {
-  bucketBounds(t, n, sa, counts, buckets, k, false);
-  {
-    const j = n - 1;
-    const c = t[j];
-    sa[sa[buckets + c]++] = t[j - 1] < c ? ~j : j;
-  }
-  if (scans) {
-    scans.run(SCAN_FINAL_L, sa, n, buckets);
-    bucketBounds(t, n, sa, counts, buckets, k, true);
-    scans.run(SCAN_FINAL_S, sa, n, buckets);
-    return;
-  }
+/** Stage 3's L scan, from the bottom: every entry stays, its flag flipped; an unflagged one induces its predecessor. */
+function finalScanL(t: Text, sa: Int32Array, n: number, buckets: number): void {
   for (let i = 0; i < n; i++) {
     const p = sa[i];
     sa[i] = ~p;
@@ -455,8 +453,10 @@ function induceFinal(t: Text, sa: Int32Array, n: number, counts: number, buckets
       sa[sa[buckets + c]++] = j > 0 ? j ^ ((t[j - 1] - c) >> 31) : 0;
     }
   }
+}
 
-  bucketBounds(t, n, sa, counts, buckets, k, true);
+/** Stage 3's S scan, from the top: an unflagged entry induces its predecessor and stays; the others' flags flip back. */
+function finalScanS(t: Text, sa: Int32Array, n: number, buckets: number): void {
   for (let i = n - 1; i >= 0; i--) {
     const p = sa[i];
     if (p > 0) {
@@ -550,6 +550,8 @@ const SCAN_CACHE = 1024;
 
 class WindowedScans {
   private readonly call: Record<string, (...args: number[]) => number>;
+  /** The whole heap as words (it does not grow after create). */
+  private readonly words: Int32Array;
   /** Whether placeLms has set the LMS positions' bits (then listLms reads them there). */
   private bitmapFilled = false;
 
@@ -576,6 +578,7 @@ class WindowedScans {
     readonly byteCounts: Int32Array,
   ) {
     this.call = executor.kernels as unknown as Record<string, (...args: number[]) => number>;
+    this.words = heap.i32(0, heap.memory.buffer.byteLength >>> 2);
   }
 
   /**
@@ -660,7 +663,7 @@ class WindowedScans {
 
   /** One scan of `kind` over sa[0..n), bucket heads or ends at sa[buckets ..): window by window, upwards for L scans. */
   run(kind: number, sa: Int32Array, n: number, buckets: number): void {
-    const heap = this.heap.i32(0, this.heap.memory.buffer.byteLength >>> 2);
+    const heap = this.words;
     heap.set(sa.subarray(buckets, buckets + BYTE_ALPHABET), this.bucketsPtr >>> 2);
     const descriptors = this.call.spillDescriptors(this.spillPtr) >>> 2;
     const pool = this.call.spillPool(this.spillPtr) >>> 2;
@@ -707,7 +710,7 @@ class WindowedScans {
   listLms(t: Uint8Array, reduced: Int32Array, lmsCounts: Int32Array): void {
     if (this.bitmapFilled) {
       // from the bitmap that placeLms filled: no types to work out again
-      const heap = this.heap.i32(0, this.heap.memory.buffer.byteLength >>> 2);
+      const heap = this.words;
       heap.fill(0, this.countsPtr >>> 2, (this.countsPtr >>> 2) + BYTE_ALPHABET);
       const n = t.length;
       let j = 0;
@@ -734,7 +737,7 @@ class WindowedScans {
     t: Uint8Array, counts: number, bitmap: number, use: (heap: Int32Array, first: number, count: number) => void,
   ): void {
     const call = this.call;
-    const heap = this.heap.i32(0, this.heap.memory.buffer.byteLength >>> 2);
+    const heap = this.words;
     if (counts !== 0) heap.fill(0, counts >>> 2, (counts >>> 2) + BYTE_ALPHABET);
     const n = t.length;
     const top = this.window;
@@ -758,7 +761,7 @@ class WindowedScans {
    */
   name(sa: Int32Array, n: number, m: number, s1: Int32Array): number {
     const call = this.call;
-    const heap = this.heap.i32(0, this.heap.memory.buffer.byteLength >>> 2);
+    const heap = this.words;
     const windowSlot = this.windowPtr >>> 2;
     const namesSlot = this.namesPtr >>> 2;
     heap.fill(0, this.statePtr >>> 2, (this.statePtr >>> 2) + 4);

@@ -1898,18 +1898,20 @@ let nameSink: u64 = 0;
 // helper loads every second window's steps ahead of the scan into a ring in the workspace, and
 // the scan loads the others itself; a helper with time to spare (its windows loaded as far as the
 // ring reaches) loads the scan's windows too, nearest first, and the scan takes every window it
-// finds loaded. A ring entry keeps the entry it was loaded for (the step is a function of it), and
-// the scan takes the step only where its entry is still that one: an entry written after the
-// helper read the slot is loaded by the scan. So the result never depends on the helper's timing;
-// without the helper the scan loads every window itself.
+// finds loaded. With a team, every member but the scan's thread prefetches, a window in turn each
+// from window 1 on, and the scan's thread only induces (and loads a window itself only where it
+// catches up with them). A ring entry keeps the entry it was loaded for (the step is a function
+// of it), and the scan takes the step only where its entry is still that one: an entry written
+// after a prefetcher read the slot is loaded by the scan. So the result never depends on the
+// prefetchers' timing; without them the scan loads every window itself.
 //
 // Ring (RING_SLOTS at `ring`): RING_WINDOWS windows of INDUCE_BLOCK u64 (entry << 32 | step) and
-// a tag per window (1 + the window's number once its steps are written). The helper writes window
-// w only while the scan is past window w - RING_WINDOWS (MAIL_SCAN_WINDOW, which the scan
-// publishes), and the scan reads a window's steps only after its tag, so they never touch one
-// window at once; tags and the scan's window are atomic, which orders the plain stores. The
-// helper also publishes the window it is loading (MAIL_HELPER_WINDOW): the scan waits a little
-// for that one instead of loading it too.
+// a tag per window (1 + the window's number once its steps are written, minus that while they are
+// being written: the scan waits a little for such a window instead of loading it too). A
+// prefetcher writes window w only while the scan is past window w - RING_WINDOWS
+// (MAIL_SCAN_WINDOW, which the scan publishes), and the scan reads a window's steps only after
+// its tag, so they never touch one window at once; tags and the scan's window are atomic, which
+// orders the plain stores.
 
 /** Windows of the ring. */
 @inline const RING_WINDOWS: i32 = 32;
@@ -1971,16 +1973,20 @@ let nameSink: u64 = 0;
 function startPrefetch<C>(mailbox: usize, t: usize, sa: usize, n: i32, from: i32, to: i32, down: bool, dense: bool, ring: usize): void {
   memory.fill(ringTag(ring, 0), 0, <usize>RING_WINDOWS << 2);
   atomic.store<i32>(mailbox + MAIL_SCAN_WINDOW, 0);
-  atomic.store<i32>(mailbox + MAIL_HELPER_WINDOW, 0);
   atomic.store<i32>(mailbox + MAIL_RING, <i32>ring);
   const flags = (<i32>down) | (<i32>dense << 1) | (<i32>(sizeof<C>() == 4) << 2) | (<i32>(sizeof<C>() == 2) << 3);
-  postCommand(mailbox, COMMAND_PREFETCH, t, flags, sa, n, from, to - from, 1);
+  postCommand(mailbox, COMMAND_PREFETCH, t, flags, sa, n, from, to - from, prefetchersOf(mailbox));
 }
 
-/** Tells the helper that the scan is over, and waits for it to leave the ring if it started. */
+/** Tells the prefetchers that the scan is over, and waits for those that started to leave the ring. */
 function finishPrefetch(mailbox: usize): void {
   atomic.store<i32>(mailbox + MAIL_SCAN_WINDOW, i32.MAX_VALUE);
-  finishChunks(mailbox, COMMAND_PREFETCH, 0, 0, 0, 0, 0, 0, 1, 0);
+  finishChunks(mailbox, COMMAND_PREFETCH, 0, 0, 0, 0, 0, 0, prefetchersOf(mailbox), 0);
+}
+
+/** The prefetchers of a scan: the helper and the team's other members (a chunk each). */
+@inline function prefetchersOf(mailbox: usize): i32 {
+  return max(1, teamOf(mailbox) - 1);
 }
 
 /** Window w's steps in the ring (its u64 (entry << 32 | step) slots), or 0 where the helper has not
@@ -1990,10 +1996,11 @@ function finishPrefetch(mailbox: usize): void {
   if (ring == 0) return 0;
   // Published every few windows only: a seq-cst store waits for the scan's pending stores.
   if (w % SCAN_PUBLISH == 0) atomic.store<i32>(mailbox + MAIL_SCAN_WINDOW, w);
-  // Loaded by the helper, or being loaded (wait a little), or not (load here).
+  // Loaded by a prefetcher (tag w + 1), or being loaded (-(w + 1): wait a little), or not (load here).
   const tag = ringTag(ring, w);
-  let ready = atomic.load<i32>(tag) == w + 1;
-  if (!ready && atomic.load<i32>(mailbox + MAIL_HELPER_WINDOW) == w) {
+  const seen = atomic.load<i32>(tag);
+  let ready = seen == w + 1;
+  if (seen == -(w + 1)) {
     for (let polls = 0; !ready && polls < RING_POLLS; polls++) ready = atomic.load<i32>(tag) == w + 1;
   }
   return ready ? ringSteps(ring, w) : 0;
@@ -2010,40 +2017,57 @@ function finishPrefetch(mailbox: usize): void {
  * scan, at most RING_WINDOWS - 1 ahead, then the scan's ones in that reach; their entries and
  * steps go into the ring. It skips to the scan's window whenever the scan passed it, and returns
  * once the scan is over. flags: down, dense, i32 symbols, u16 symbols (bits 0-3; neither: bytes). */
-function prefetchScan(t: usize, sa: usize, n: i32, from: i32, to: i32, flags: i32, mailbox: usize): void {
+function prefetchScan(t: usize, sa: usize, n: i32, from: i32, to: i32, flags: i32, mailbox: usize, index: i32, prefetchers: i32): void {
+  const down = (flags & 1) != 0;
+  const dense = (flags & 2) != 0;
   if ((flags & 4) != 0) {
-    prefetchWindows<i32>(t, sa, n, from, to, (flags & 1) != 0, (flags & 2) != 0, mailbox);
+    prefetchWindows<i32>(t, sa, n, from, to, down, dense, mailbox, index, prefetchers);
   } else if ((flags & 8) != 0) {
-    prefetchWindows<u16>(t, sa, n, from, to, (flags & 1) != 0, (flags & 2) != 0, mailbox);
+    prefetchWindows<u16>(t, sa, n, from, to, down, dense, mailbox, index, prefetchers);
   } else {
-    prefetchWindows<u8>(t, sa, n, from, to, (flags & 1) != 0, (flags & 2) != 0, mailbox);
+    prefetchWindows<u8>(t, sa, n, from, to, down, dense, mailbox, index, prefetchers);
   }
 }
 
-@inline function prefetchWindows<C>(t: usize, sa: usize, n: i32, from: i32, to: i32, down: bool, dense: bool, mailbox: usize): void {
+/** Prefetcher `index` of `prefetchers`. One (the helper) takes the windows that are not a multiple
+ * of SCAN_SHARE, then the scan's ones in reach; several take a window in `prefetchers` each from
+ * window 1 on (round robin), and the scan only induces unless it catches up with them. */
+@inline function prefetchWindows<C>(
+  t: usize, sa: usize, n: i32, from: i32, to: i32, down: bool, dense: bool, mailbox: usize, index: i32, prefetchers: i32,
+): void {
   const ring = <usize><u32>atomic.load<i32>(mailbox + MAIL_RING);
   const windows = (to - from + INDUCE_BLOCK - 1) / INDUCE_BLOCK;
-  let own = 1; // the next of its own windows
-  let extra = 0; // the next of the scan's windows it may load when its own are done
+  let own = prefetchers == 1 ? 1 : 1 + index; // the next of its own windows
+  let extra = 0; // the next of the scan's windows it may load when its own are done (one prefetcher)
   for (;;) {
     const scan = atomic.load<i32>(mailbox + MAIL_SCAN_WINDOW);
     if (scan >= windows) return;
     const limit = min(windows, scan + RING_WINDOWS); // the ring's end
-    own = max(own, scan + 1);
-    if (own % SCAN_SHARE == 0) own++;
     let w = own;
-    if (own < limit) {
-      own++;
+    if (prefetchers != 1) {
+      // past the scan's published window (it may be up to SCAN_PUBLISH - 1 further)
+      while (w <= scan) w += prefetchers;
+      own = w;
+      if (w >= windows) return;
+      if (w >= limit) continue; // wait
+      own += prefetchers;
     } else {
-      // Ahead as far as the ring goes: the scan's windows too, nearest first, past where the
-      // scan may already be (it publishes every SCAN_PUBLISH windows).
-      extra = max(extra, scan + SCAN_PUBLISH);
-      extra += (SCAN_SHARE - extra % SCAN_SHARE) % SCAN_SHARE;
-      if (extra >= limit) continue; // wait
-      w = extra;
-      extra += SCAN_SHARE;
+      own = max(own, scan + 1);
+      if (own % SCAN_SHARE == 0) own++;
+      w = own;
+      if (own < limit) {
+        own++;
+      } else {
+        // Ahead as far as the ring goes: the scan's windows too, nearest first, past where the
+        // scan may already be (it publishes every SCAN_PUBLISH windows).
+        extra = max(extra, scan + SCAN_PUBLISH);
+        extra += (SCAN_SHARE - extra % SCAN_SHARE) % SCAN_SHARE;
+        if (extra >= limit) continue; // wait
+        w = extra;
+        extra += SCAN_SHARE;
+      }
     }
-    atomic.store<i32>(mailbox + MAIL_HELPER_WINDOW, w);
+    atomic.store<i32>(ringTag(ring, w), -(w + 1)); // being loaded (readySteps waits a little)
     const steps = ringSteps(ring, w);
     const start = windowStart(from, to, w, down);
     const end = windowEnd(from, to, w, down);
@@ -2203,7 +2227,6 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 @inline const MAIL_ENTRIES: usize = 32;
 @inline const MAIL_SCAN_WINDOW: usize = 36; // the window a prefetched scan reads (readySteps)
 @inline const MAIL_RING: usize = 40; // that scan's ring
-@inline const MAIL_HELPER_WINDOW: usize = 44; // the window the helper loads into the ring
 @inline const MAIL_HELPER_ALIVE: usize = 48; // 1 once the helper runs (saisHelperAlive)
 @inline const MAIL_NAME_OUT: usize = 52; // nameWindow's output
 @inline const MAIL_NAME_BITMAP: usize = 56; // and its bitmap
@@ -2256,9 +2279,14 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 @inline const COMMAND_DENSE_GATHER: i32 = 16;
 @inline const COMMAND_DENSE_PLACE: i32 = 17;
 
-/** The steps of the shared scans, the only ones the team's members beyond the helper take part in. */
+/** The steps of the shared scans, whose members poll longer between steps. */
 @inline function teamStep(kind: i32): bool {
   return kind >= COMMAND_FINAL_GATHER && kind <= COMMAND_DENSE_PLACE;
+}
+
+/** The steps the team's members beyond the helper take part in (the others keep state per helper). */
+@inline function memberStep(kind: i32): bool {
+  return teamStep(kind) || kind == COMMAND_PREFETCH;
 }
 
 /** The sign bit of an SA[0..m) entry marks an LMS substring that differs from its predecessor. */
@@ -2409,7 +2437,7 @@ function runChunk(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize, n: 
       splitGroups(sa, t, groups, first, last, <usize><u32>load<i32>(mailbox + MAIL_DOUBLING_NEXT), load<i32>(runs));
     }
   } else if (kind == COMMAND_PREFETCH) {
-    prefetchScan(t, sa, n, m, m + entries, wide, mailbox); // m: the scan's first slot; wide: flags
+    prefetchScan(t, sa, n, m, m + entries, wide, mailbox, c, chunks); // m: the scan's first slot; wide: flags; c of chunks prefetchers
   } else if (kind == COMMAND_NAME_WINDOW) {
     nameChunk(mailbox, t, n, sa, from, to, c); // sa: the sorted positions
   } else if (kind == COMMAND_FINAL_GATHER) {
@@ -2459,7 +2487,7 @@ export function saisHelper(mailbox: usize, index: i32): void {
     spins = 0;
     spinsMost = teamStep(kind) ? SHARED_POLLS : HELPER_SPINS;
     if (kind == COMMAND_EXIT) return;
-    if (index != 0 && !teamStep(kind)) continue;
+    if (index != 0 && !memberStep(kind)) continue;
     for (;;) {
       const claim = atomic.load<i64>(mailbox + MAIL_CLAIM);
       const c = <i32>claim;

@@ -15,8 +15,8 @@
 // induction scans) on another; they share a mailbox of
 // SAIS_HELPER_BYTES placed after the workspace, 64-byte aligned. From saisTuning.sharedFinalFrom
 // threads (8), on texts of sharedFinalMinText (16 MiB) or more, the team's other members run
-// saisHelper too, on more workers, and take part only in the shared induction scans of level 0
-// (see saisTeam). The kernel never waits for a helper that has not started, so the result is the
+// saisHelper too, on more workers, and take part only in the induction scans: level 0's, shared
+// by blocks, and the deeper levels', whose steps they all prefetch (see saisTeam). The kernel never waits for a helper that has not started, so the result is the
 // same whether the helper runs at once, late or never; the host posts the helper's exit itself
 // too, should the kernel fail.
 //
@@ -106,7 +106,10 @@ export const saisTuning = {
    * prefetches them. H200 host, wall s, the final scans alone shared, team
    * 2 (prefetch) -> 4 / 8 / 16 (shared): nci 1.53-1.63 -> 1.51-1.74 / 1.29-1.31 / 1.37-1.50,
    * dickens 0.45-0.47 -> 0.49-0.51 / 0.37-0.40 / 0.37-0.40, 64 MiB DNA 3.10-3.25 -> 3.63-3.80 /
-   * 3.34-3.64 / 2.72-2.91; shared at team 2: nci 2.10-2.12, dickens 0.59.
+   * 3.34-3.64 / 2.72-2.91; shared at team 2: nci 2.10-2.12, dickens 0.59. The deeper levels'
+   * scans are prefetched by every member but the scan's (one more H200 host, team 16, median s:
+   * nci 1.170 -> 0.960, chr22 0.584 -> 0.530, 64 MiB DNA 2.032 -> 1.912, dickens 0.306 / 0.313);
+   * prefetching level 0's scans too instead of sharing them was slower (nci 1.03 -> 1.46).
    */
   sharedFinalFrom: 8,
   /**
@@ -160,7 +163,7 @@ export async function runWithHelper(
 export const saisSorter: SuffixSorter = {
   name: "sais",
   engine: "cpu",
-  description: "SA-IS (Nong-Zhang-Chan induced sorting), WebAssembly, O(n) time; with 2+ threads a helper thread takes chunks of its counting, naming and mapping steps and prefetches its induction scans' text; from 8 threads a team of that many shares level 0's induction scans",
+  description: "SA-IS (Nong-Zhang-Chan induced sorting), WebAssembly, O(n) time; with 2+ threads a helper thread takes chunks of its counting, naming and mapping steps and prefetches its induction scans' text; from 8 threads a team of that many shares level 0's induction scans and prefetches the deeper levels' ones",
   maxLength: SAIS_WASM_MAX_LENGTH,
   // One-shot builds (fresh workers each), median of 7 ms, 1 thread / 2 threads: dickens' first
   // 2 MiB 115 / 183, 4 MiB 241 / 244, 8 MiB 535 / 412; nci's first 4 MiB 186 / 203 (2-core machine).

@@ -2227,7 +2227,7 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 @inline const MAIL_ENTRIES: usize = 32;
 @inline const MAIL_SCAN_WINDOW: usize = 36; // the window a prefetched scan reads (readySteps)
 @inline const MAIL_RING: usize = 40; // that scan's ring
-@inline const MAIL_HELPER_ALIVE: usize = 48; // 1 once the helper runs (saisHelperAlive)
+@inline const MAIL_HELPER_ALIVE: usize = 48; // the team's members that run (saisHelperAlive)
 @inline const MAIL_NAME_OUT: usize = 52; // nameWindow's output
 @inline const MAIL_NAME_BITMAP: usize = 56; // and its bitmap
 @inline const MAIL_NAME_RANKS: usize = 60; // and the bitmap's rank directory (0: none)
@@ -2309,8 +2309,8 @@ export function saisHelperTeam(mailbox: usize, team: i32): void {
   store<i32>(mailbox + MAIL_TEAM, team);
 }
 
-/** 1 once a saisHelper(mailbox) call runs (since saisHelperReset): a host that calls kernels with
- * this mailbox without yielding to its event loop waits for it first, or the helper never starts. */
+/** How many saisHelper(mailbox) calls run (since saisHelperReset): a host that calls kernels with
+ * this mailbox without yielding to its event loop waits for them first, or they never start. */
 export function saisHelperAlive(mailbox: usize): i32 {
   return atomic.load<i32>(mailbox + MAIL_HELPER_ALIVE);
 }
@@ -2463,7 +2463,7 @@ export function saisHelper(mailbox: usize, index: i32): void {
   let seen = 0;
   let spins = 0;
   let spinsMost = HELPER_SPINS;
-  atomic.store<i32>(mailbox + MAIL_HELPER_ALIVE, 1);
+  atomic.add<i32>(mailbox + MAIL_HELPER_ALIVE, 1);
   for (;;) {
     const seq = atomic.load<i32>(mailbox + MAIL_SEQ);
     if (seq == seen || (seq & 1) != 0) {

@@ -299,6 +299,24 @@ describe("suffixArrayLarge (TypeScript port)", () => {
     }
   });
 
+  // From saisTuning.sharedFinalFrom threads (8) the helper's whole team prefetches the scans, a
+  // window of the ring each in turn: lowered here so that teams of 3 and 4 run on this machine.
+  it("level 0's scans on the kernel with a team prefetching (3 and 4 threads), over several windows", async () => {
+    const saved = { ...saisTuning };
+    Object.assign(saisTuning, { sharedFinalFrom: 3, sharedFinalMinText: 0, oversubscribe: true });
+    try {
+      for (const [name, t] of [...hardFamilies(300_000, 8), ["random DNA", randomText(300_000, 4, 6)]] as const) {
+        const want = suffixArrayLarge(t);
+        for (const threads of [3, 4]) {
+          const { sa } = await suffixArrayLargeOnKernel(t, { scanWindow: 50_000, scanChunk: 64, threads });
+          expectSuffixArray(sa, want, `${name}, ${threads} threads`);
+        }
+      }
+    } finally {
+      Object.assign(saisTuning, saved);
+    }
+  });
+
   it("is correct with minimal workspaces (retry path)", () => {
     const t = alternatingHigh(50_000, 8);
     const want = doublingSuffixArray(t);

@@ -1,7 +1,9 @@
 // SUFSORT_TRACE=1: algorithms print where their time goes (one line per phase or round) to stderr.
+// SUFSORT_TRACE=laps: each lap is printed as it ends too (where a long build spends its minutes).
 import { performance } from "node:perf_hooks";
 
-export const tracing = process.env.SUFSORT_TRACE === "1" || process.env.SUFSORT_TRACE === "cpu";
+export const tracing = ["1", "cpu", "laps"].includes(process.env.SUFSORT_TRACE ?? "");
+const eachLap = process.env.SUFSORT_TRACE === "laps";
 /** SUFSORT_TRACE=cpu: laps in process CPU time (all threads), steadier than wall time on a busy machine. */
 const cpuTime = process.env.SUFSORT_TRACE === "cpu";
 
@@ -20,6 +22,7 @@ export class PhaseClock {
     if (!tracing) return;
     const t = now();
     this.laps.push([name, t - this.last]);
+    if (eachLap) process.stderr.write(`${this.label}: ${name} ${(t - this.last).toFixed(1)} ms\n`);
     this.last = t;
   }
   line(note = ""): void {

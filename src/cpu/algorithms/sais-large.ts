@@ -11,8 +11,8 @@
 // the text is copied into a heap of its own, and the four induction scans, the naming and the
 // listing of LMS positions run there (asm/sais.ts, "level 0 beyond this memory") over the SA a
 // window at a time (WindowedScans, at the end of this file), the scans with the kernel's helper
-// prefetching their steps at 2+ threads. It hands the reduced string s1, about n / 3 names, to the
-// kernel (saisReduced) with its helper thread, when s1 with its SA and workspace fits in the 4 GiB
+// prefetching their steps at 2+ threads (from 8, sais' whole team: saisTeam). It hands the reduced
+// string s1, about n / 3 names, to the kernel (saisReduced) with its helper thread (or team), when s1 with its SA and workspace fits in the 4 GiB
 // memory. suffixArrayLarge is the port alone (its own loops everywhere): the tests' reference.
 //
 // Limits: n <= 2^31 - 1 (entries are Int32 with the sign bit as a flag); the SA buffer holds
@@ -22,7 +22,7 @@ import { SufsortError } from "../../errors.js";
 import { checkWorkerAddressSpace, createExecutor, prefault, type Executor } from "../executor.js";
 import { availableMemory, collectGarbage, MAX_HEAP_BYTES, SharedHeap } from "../memory.js";
 import { PhaseClock } from "../trace.js";
-import { helped, MIN_WORKSPACE, runWithHelper, SAIS_HELPER_BYTES, saisWorkspaceSlots, SAIS_MAX_LENGTH } from "./sais.js";
+import { MIN_WORKSPACE, runWithHelper, SAIS_HELPER_BYTES, saisTeam, saisWorkspaceSlots, SAIS_MAX_LENGTH } from "./sais.js";
 
 type Text = Uint8Array | Int32Array;
 
@@ -41,7 +41,7 @@ export function suffixArrayLarge(text: Uint8Array, firstWorkspace = saisWorkspac
 }
 
 export interface LargeOptions {
-  /** Threads for the reduced levels on the kernel: 2 or more runs its helper beside it. */
+  /** Threads for the kernel's parts: 2 or more run its helper beside it, 8 or more its team (saisTeam). */
   threads?: number;
   /** Tests: the kernel's first workspace for s1 (slots; default: level 0's free region). */
   reducedWorkspace?: number;
@@ -142,19 +142,14 @@ async function sortReducedOnKernel(
   if (!fits(fs)) fs = Math.floor((heapLimit - bytesFor(0)) / 4);
   if (fs < 2 * names) return false;
   // The port takes over when the system refuses the memory or the address space (ulimit -v) that
-  // the heap needs; the helper's two workers, when what the heap leaves is too little for them.
+  // the heap needs; the helpers' workers, when what the heap leaves is too little for them.
   let executor: Executor | undefined;
   try {
     const heap = new SharedHeap(bytesFor(fs));
-    let withHelper = helped(m, threads);
-    if (withHelper) {
-      try {
-        checkWorkerAddressSpace(2);
-      } catch {
-        withHelper = false;
-      }
-    }
-    executor = createExecutor(heap, withHelper ? 2 : 1);
+    // the kernel and team - 1 helpers, each on a worker
+    const team = teamThatFits(saisTeam(m, threads), 1);
+    const withHelper = team >= 2;
+    executor = createExecutor(heap, Math.max(1, team));
     const start = heap.used;
     for (;;) {
       heap.release(start);
@@ -162,14 +157,14 @@ async function sortReducedOnKernel(
       const mailbox = heap.alloc(SAIS_HELPER_BYTES, 64);
       heap.i32(saPtr + 4 * (m + fs), m).set(s1);
       clock?.lap("s1 to heap");
-      const status = await runWithHelper(executor, "saisReduced", [saPtr, m, fs, names], withHelper ? mailbox : 0);
+      const status = await runWithHelper(executor, "saisReduced", [saPtr, m, fs, names], withHelper ? mailbox : 0, team);
       clock?.lap("s1 sorted");
       if (status === 0) {
         if (positions) {
           // s1's slots are free now: the positions go there, and the ranks become positions
           const positionsPtr = saPtr + 4 * (m + fs);
           heap.i32(positionsPtr, m).set(positions);
-          await runWithHelper(executor, "saisMapRanks", [saPtr, positionsPtr, m], withHelper ? mailbox : 0);
+          await runWithHelper(executor, "saisMapRanks", [saPtr, positionsPtr, m], withHelper ? mailbox : 0, team);
           clock?.lap("map");
         }
         out.set(heap.i32(saPtr, m));
@@ -543,10 +538,25 @@ const SCAN_CHUNK = 1 << 12;
 /** Texts from this length let their scans' heap go (collected) before s1's heap is made, and s1's
  * before the scans' second one, and have their SA's pages mapped by workers first (prefault). */
 const COLLECT_FROM = 1 << 26;
-/** How long the scans wait for their helper's worker to start, at most (ms). */
+/** How long the scans wait for their helpers' workers to start, at most (ms). */
 const HELPER_START_MS = 5000;
 /** Slots of the kernel's block cache (INDUCE_BLOCK in asm/sais.ts). */
 const SCAN_CACHE = 1024;
+
+/** The largest of `team`, 2 and 1 whose helpers' workers (team - 1, and `others` more) the address
+ * space (ulimit -v) has room for. */
+function teamThatFits(team: number, others: number): number {
+  for (const t of new Set([team, 2, 1])) {
+    if (t > team) continue;
+    try {
+      if (t >= 2) checkWorkerAddressSpace(t - 1 + others);
+      return t;
+    } catch {
+      // a smaller team
+    }
+  }
+  return 1;
+}
 
 class WindowedScans {
   private readonly call: Record<string, (...args: number[]) => number>;
@@ -558,7 +568,7 @@ class WindowedScans {
   private constructor(
     private readonly heap: SharedHeap,
     private readonly executor: Executor,
-    private readonly helper: Promise<number> | undefined,
+    private readonly helpers: Array<Promise<number>>,
     private readonly mailbox: number,
     private readonly ring: number,
     private readonly textPtr: number,
@@ -584,7 +594,7 @@ class WindowedScans {
   /**
    * The text in a heap of its own with the scans' buffers, or undefined where that heap is refused.
    * With 2 or more threads, the sais helper (asm/sais.ts) runs on a worker and prefetches the scans'
-   * steps; close() stops it.
+   * steps, from 8 with the rest of the team (saisTeam); close() stops them.
    */
   static async create(text: Uint8Array, options: LargeOptions): Promise<WindowedScans | undefined> {
     const n = text.length;
@@ -605,15 +615,9 @@ class WindowedScans {
     const windowPtr = heap.alloc(4 * window);
     const bucketsPtr = heap.alloc(4 * BYTE_ALPHABET);
     const cachePtr = heap.alloc(4 * SCAN_CACHE);
-    let withHelper = helped(n, options.threads ?? 1);
-    if (withHelper) {
-      try {
-        checkWorkerAddressSpace(1);
-      } catch {
-        withHelper = false;
-      }
-    }
-    const executor = createExecutor(heap, withHelper ? 2 : 1);
+    // this thread scans; team - 1 helpers on workers prefetch (the first also takes naming's chunks)
+    const team = teamThatFits(saisTeam(n, options.threads ?? 1), 0);
+    const executor = createExecutor(heap, Math.max(1, team));
     const call = executor.kernels as unknown as Record<string, (...args: number[]) => number>;
     const spillPtr = heap.alloc(call.spillBytes(window, chunk));
     call.spillInit(spillPtr, window, chunk);
@@ -634,29 +638,30 @@ class WindowedScans {
     const ranksPtr = heap.alloc(4 * (Math.floor(bitmapWords / 8) + 1));
     let mailbox = 0;
     let ring = 0;
-    let helper: Promise<number> | undefined;
-    if (withHelper) {
+    const helpers: Array<Promise<number>> = [];
+    if (team >= 2) {
       mailbox = heap.alloc(SAIS_HELPER_BYTES, 64);
       ring = heap.alloc(call.ringBytes(), 64);
       call.saisHelperReset(mailbox);
-      helper = executor.runOne("saisHelper", [mailbox, 0]);
-      // the scans run on this thread without yielding: the helper's task must have started first
-      // (without it a scan loads every step itself, and stays correct)
-      for (let waited = 0; call.saisHelperAlive(mailbox) === 0 && waited < HELPER_START_MS; waited++) {
+      call.saisHelperTeam(mailbox, team);
+      for (let index = 0; index < team - 1; index++) helpers.push(executor.runOne("saisHelper", [mailbox, index]));
+      // the scans run on this thread without yielding: the helpers' tasks must have started first
+      // (without them a scan loads every step itself, and stays correct)
+      for (let waited = 0; call.saisHelperAlive(mailbox) < team - 1 && waited < HELPER_START_MS; waited++) {
         await new Promise((resolve) => setTimeout(resolve, 1));
       }
     }
     return new WindowedScans(
-      heap, executor, helper, mailbox, ring, textPtr, window, windowPtr, bucketsPtr, cachePtr, spillPtr, namesPtr,
+      heap, executor, helpers, mailbox, ring, textPtr, window, windowPtr, bucketsPtr, cachePtr, spillPtr, namesPtr,
       statePtr, lmsPtr, countsPtr, bitmapPtr, bitmapWords, ranksPtr, byteCounts,
     );
   }
 
-  /** Stops the helper and the executor's worker. */
+  /** Stops the helpers and the executor's workers. */
   async close(): Promise<void> {
-    if (this.helper) {
+    if (this.helpers.length > 0) {
       this.call.saisHelperExit(this.mailbox);
-      await this.helper;
+      await Promise.all(this.helpers);
     }
     await this.executor.close();
   }

@@ -148,10 +148,13 @@ export async function runWithHelper(
   if (kernels.saisHelperBytes() !== SAIS_HELPER_BYTES) throw new Error("sais: SAIS_HELPER_BYTES is out of date");
   kernels.saisHelperReset(mailbox);
   kernels.saisHelperTeam(mailbox, team);
-  // the helper (index 0), and the team's other members (they take part in the shared scans only)
+  // The kernel first: it never waits for a member that has not started, while the members wait
+  // for its exit; so a pool short of workers still finishes. Then the helper (index 0) and the
+  // team's other members (they take part in the induction scans only).
+  const result = executor.runOne(kernel, [...args, mailbox]);
   const helpers = Array.from({ length: Math.max(1, team - 1) }, (_, index) => executor.runOne("saisHelper", [mailbox, index]));
   try {
-    return await executor.runOne(kernel, [...args, mailbox]);
+    return await result;
   } finally {
     // The kernel posts exit when it returns; this one covers a kernel that threw (the kernel is
     // done either way, so the mailbox has one writer at a time).

@@ -2284,9 +2284,10 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
   return kind >= COMMAND_FINAL_GATHER && kind <= COMMAND_DENSE_PLACE;
 }
 
-/** The steps the team's members beyond the helper take part in (the others keep state per helper). */
+/** The steps the team's members beyond the helper take part in: those whose chunks keep their
+ * state per chunk (the others keep some per helper, in the mailbox's cache). */
 @inline function memberStep(kind: i32): bool {
-  return teamStep(kind) || kind == COMMAND_PREFETCH;
+  return teamStep(kind) || kind == COMMAND_PREFETCH || kind == COMMAND_NAME_WINDOW || kind == COMMAND_MAP_RANKS;
 }
 
 /** The sign bit of an SA[0..m) entry marks an LMS substring that differs from its predecessor. */
@@ -2456,7 +2457,7 @@ function runChunk(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize, n: 
  * The helper thread: runs until the main thread (sais with the same mailbox) posts exit. Between
  * steps it polls, then sleeps on the step number. It claims chunks of the current step only.
  * index: 0 for the helper, which takes part in every step; 1 .. team - 2 for the team's other
- * members, which take part only in the shared final scans (the other steps keep state per helper).
+ * members, which take part only in the steps of memberStep (the others keep state per helper).
  */
 export function saisHelper(mailbox: usize, index: i32): void {
   const cache = mailbox + MAIL_CACHE;

@@ -9,7 +9,10 @@
 // than every byte ends the text). SA has n + fs i32 slots; SA[0..n) receives the suffix array,
 // SA[n..n+fs) is workspace. Returns 0, or NEEDS_WORKSPACE when some level's bucket array does not
 // fit. mailbox: 0, or saisHelperBytes() bytes shared with a saisHelper(mailbox) call on another
-// thread, which then takes chunks of the steps that split (see "sharing the parallel steps").
+// thread, which then takes chunks of the steps that split (see "sharing the parallel steps"). With
+// a team (saisHelperTeam: more saisHelper calls on the same mailbox, indices 1 ..), the others
+// take part in the induction scans (level 0's shared by blocks, the deeper levels' prefetched: see
+// "prefetching a scan's steps") and in the steps whose chunks keep no state per helper (memberStep).
 //
 // Layout of one level (text t of length n over alphabet [0, k), buffer SA[0 .. n + fs)):
 //   stage 1   with denseStage1Slots(k) free: sortLmsSubstringsDense, its tables at the start of

@@ -4,13 +4,13 @@
 // windows, against the TypeScript one, on it and on a corrupted copy); sais, range and skew at
 // each of --threads (1, 2 and 3) must equal it, and so must the path of texts beyond the
 // WebAssembly memory (sais-large: level 0's scans by windows of a random size, the reduced string
-// on the kernel). sais at 3 or more threads runs its final scans shared by the team (the engine
-// does from 8 threads, and as many as the cores: --shared-final-from lowers it to 3 by default,
+// on the kernel). sais at 3 or more threads runs its team (the engine does from 8 threads, and
+// as many as the cores: --team-from lowers it to 3 by default,
 // on any machine). Stops at the first difference and prints the seed and the case, so that it can
 // be replayed.
 //
 //   npm run build && node bench/stress-cpu.mjs [--seed S] [--seconds T] [--threads 1,2,3]
-//       [--max-bytes B] [--shared-final-from K] [FILE...]
+//       [--max-bytes B] [--team-from K] [FILE...]
 import { readFileSync } from "node:fs";
 import { createEngine, verifySuffixArray } from "../dist/src/index.js";
 import { suffixArrayLargeOnKernel } from "../dist/src/cpu/algorithms/sais-large.js";
@@ -24,7 +24,7 @@ const seed = Number(takeOption(args, "--seed", 1)) >>> 0 || 1;
 const seconds = Number(takeOption(args, "--seconds", 60));
 const maxBytes = Number(takeOption(args, "--max-bytes", 3_000_000));
 const threadCounts = takeOption(args, "--threads", "1,2,3").split(",").map(Number);
-Object.assign(saisTuning, { sharedFinalFrom: Number(takeOption(args, "--shared-final-from", 3)), sharedFinalMinText: 0, oversubscribe: true });
+Object.assign(saisTuning, { teamFrom: Number(takeOption(args, "--team-from", 3)), teamMinText: 0, oversubscribe: true });
 const sources = args.map((f) => readFileSync(f));
 const rng = seeded(seed);
 

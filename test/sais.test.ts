@@ -299,11 +299,11 @@ describe("suffixArrayLarge (TypeScript port)", () => {
     }
   });
 
-  // From saisTuning.sharedFinalFrom threads (8) the helper's whole team prefetches the scans, a
+  // From saisTuning.teamFrom threads (8) the helper's whole team prefetches the scans, a
   // window of the ring each in turn: lowered here so that teams of 3 and 4 run on this machine.
   it("level 0's scans on the kernel with a team prefetching (3 and 4 threads), over several windows", async () => {
     const saved = { ...saisTuning };
-    Object.assign(saisTuning, { sharedFinalFrom: 3, sharedFinalMinText: 0, oversubscribe: true });
+    Object.assign(saisTuning, { teamFrom: 3, teamMinText: 0, oversubscribe: true });
     try {
       for (const [name, t] of [...hardFamilies(300_000, 8), ["random DNA", randomText(300_000, 4, 6)]] as const) {
         const want = suffixArrayLarge(t);
@@ -426,13 +426,13 @@ describe("sais with a helper thread (2 and 3 threads)", () => {
     for (const threads of [2, 3]) expectSuffixArray(await build(threads, t), want, `${threads} threads`);
   });
 
-  // From saisTuning.sharedFinalFrom threads (8), the final scans of a byte text are shared by a
+  // From saisTuning.teamFrom threads (8), the final scans of a byte text are shared by a
   // team of that many: lowered here so that teams of 3 and 4 run them on this machine.
   it.each(inputs)("%s: the final scans shared by a team of 3 and of 4", async (name, make) => {
     const t = make();
     const want = saisWasm(t).sa.slice();
     const saved = { ...saisTuning };
-    Object.assign(saisTuning, { sharedFinalFrom: 3, sharedFinalMinText: 0, oversubscribe: true });
+    Object.assign(saisTuning, { teamFrom: 3, teamMinText: 0, oversubscribe: true });
     try {
       for (const threads of [3, 4]) expectSuffixArray(await build(threads, t), want, `${name}, a team of ${threads}`);
     } finally {

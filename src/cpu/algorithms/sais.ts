@@ -13,8 +13,8 @@
 // the mapping back and of stage 2's scan of the text, on every level long enough, and of the
 // doubling rounds of reduced strings with mostly unique names, and loads the text ahead of the
 // induction scans) on another; they share a mailbox of
-// SAIS_HELPER_BYTES placed after the workspace, 64-byte aligned. From saisTuning.sharedFinalFrom
-// threads (8), on texts of sharedFinalMinText (16 MiB) or more, the team's other members run
+// SAIS_HELPER_BYTES placed after the workspace, 64-byte aligned. From saisTuning.teamFrom
+// threads (8), on texts of teamMinText (16 MiB) or more, the team's other members run
 // saisHelper too, on more workers, and take part only in the induction scans: level 0's, shared
 // by blocks, and the deeper levels', whose steps they all prefetch (see saisTeam). The kernel never waits for a helper that has not started, so the result is the
 // same whether the helper runs at once, late or never; the host posts the helper's exit itself
@@ -97,13 +97,14 @@ export function helped(n: number, threads: number): boolean {
   return threads >= 2 && n >= HELPER_MIN_TEXT;
 }
 
-/** Settings of the sais team (tests lower sharedFinalFrom to run the shared scans on 2 cores). */
+/** Settings of the sais team (tests lower teamFrom to run it on 2 cores). */
 export const saisTuning = {
   /**
-   * Threads from which the induction scans of a byte text (stage 1's dense ones and the final
-   * ones) are shared by a team of that many (the kernel's thread and threads - 1 helpers,
-   * asm/sais.ts "stage 3 of a byte text by blocks shared with the team"); below it, the helper
-   * prefetches them. H200 host, wall s, the final scans alone shared, team
+   * Threads from which sais runs a team of that many (the kernel's thread and threads - 1
+   * helpers): the induction scans of a byte text (stage 1's dense ones and the final ones) are
+   * shared by it (asm/sais.ts "stage 3 of a byte text by blocks shared with the team"), the
+   * deeper levels' ones and the windowed ones beyond the heap prefetched by all its members;
+   * below it, the helper alone prefetches them. H200 host, wall s, the final scans alone shared, team
    * 2 (prefetch) -> 4 / 8 / 16 (shared): nci 1.53-1.63 -> 1.51-1.74 / 1.29-1.31 / 1.37-1.50,
    * dickens 0.45-0.47 -> 0.49-0.51 / 0.37-0.40 / 0.37-0.40, 64 MiB DNA 3.10-3.25 -> 3.63-3.80 /
    * 3.34-3.64 / 2.72-2.91; shared at team 2: nci 2.10-2.12, dickens 0.59. The deeper levels'
@@ -111,13 +112,13 @@ export const saisTuning = {
    * nci 1.170 -> 0.960, chr22 0.584 -> 0.530, 64 MiB DNA 2.032 -> 1.912, dickens 0.306 / 0.313);
    * prefetching level 0's scans too instead of sharing them was slower (nci 1.03 -> 1.46).
    */
-  sharedFinalFrom: 8,
+  teamFrom: 8,
   /**
    * Texts from which they are: each member is a worker to start and keep (tens of MB each), for a
    * gain that grows with the text (H200 host, team 16 against the helper: dickens, 10 MB, 1.07x;
    * chr22, 22 MB, 1.58x; nci, 34 MB, 1.27x).
    */
-  sharedFinalMinText: 1 << 24,
+  teamMinText: 1 << 24,
   /** Teams larger than the machine's cores (tests): a member off its core holds up every block. */
   oversubscribe: false,
 };
@@ -126,8 +127,8 @@ export const saisTuning = {
 export function saisTeam(n: number, threads: number): number {
   if (!helped(n, threads)) return 1;
   const team = saisTuning.oversubscribe ? threads : Math.min(threads, availableParallelism());
-  const shared = team >= saisTuning.sharedFinalFrom && n >= saisTuning.sharedFinalMinText;
-  return shared ? Math.min(team, MAX_SAIS_TEAM) : 2;
+  const whole = team >= saisTuning.teamFrom && n >= saisTuning.teamMinText;
+  return whole ? Math.min(team, MAX_SAIS_TEAM) : 2;
 }
 
 /** The kernel's most chunks of one step (asm/sais.ts MAX_CHUNKS). */

@@ -15,6 +15,7 @@ import { openDivsufsort } from "../../bench/peers.js";
 import { SufsortError, usageError } from "../../errors.js";
 import { acquireGpu, resolveGpuMode, type GpuContext } from "../../gpu/device.js";
 import { transferFloor } from "../../gpu/algorithms/transfer.js";
+import { collectGarbage } from "../../cpu/memory.js";
 
 interface Row {
   input: string;
@@ -193,6 +194,8 @@ async function benchAll(
     process.stdout.write(header(peer !== undefined, speedup));
   }
   for (const load of specs) {
+    // the rows before this one leave heaps and workers for the collector: gone before it is timed
+    await collectGarbage();
     const input = load();
     const n = input.bytes.length;
     const divsufsort = peer !== undefined ? openDivsufsort(input) : undefined;

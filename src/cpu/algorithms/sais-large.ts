@@ -12,8 +12,9 @@
 // listing of LMS positions run there (asm/sais.ts, "level 0 beyond this memory") over the SA a
 // window at a time (WindowedScans, at the end of this file), the scans with the kernel's helper
 // prefetching their steps at 2+ threads (from 8, sais' whole team: saisTeam). It hands the reduced
-// string s1, about n / 3 names, to the kernel (saisReduced) with its helper thread (or team), when s1 with its SA and workspace fits in the 4 GiB
-// memory. suffixArrayLarge is the port alone (its own loops everywhere): the tests' reference.
+// string s1, about n / 3 names, to the kernel (saisReduced) with its helper thread (or team), when
+// s1 with its SA and workspace fits in the 4 GiB memory. suffixArrayLarge is the port alone (its
+// own loops everywhere): the tests' reference.
 //
 // Limits: n <= 2^31 - 1 (entries are Int32 with the sign bit as a flag); the SA buffer holds
 // n + fs Int32 slots (fs <= 2^24 + 4096 on the first try), so the JS engine must allow typed

@@ -10,6 +10,7 @@ import { getSorter } from "../src/engine/registry.js";
 import { createEngine, type Engine } from "../src/engine/engine.js";
 import {
   HELPER_MIN_TEXT,
+  runWithHelper,
   SAIS_HELPER_BYTES,
   saisTuning,
   saisWorkspaceSlots,
@@ -470,5 +471,25 @@ describe("sais with a helper thread (2 and 3 threads)", () => {
     kernels.saisHelperTeam(mailbox, 4);
     expect(kernels.sais(textPtr, saPtr, n, fs, mailbox)).toBe(0);
     expectSuffixArray(heap.u32(saPtr, n), saisWasm(t).sa, "a team that never starts");
+  });
+
+  // runWithHelper starts the kernel first: with its helpers first, a pool of fewer workers than
+  // the team would run only helpers, which wait for the kernel's exit.
+  it("finishes on a pool with fewer workers than the team", async () => {
+    const t = randomText(600_000, 4, 908);
+    const n = t.length;
+    const fs = saisWorkspaceSlots(n);
+    const heap = new SharedHeap(n * 6 + 4 * fs + (1 << 20));
+    const executor = createExecutor(heap, 2);
+    try {
+      const textPtr = heap.alloc(n);
+      heap.u8(textPtr, n).set(t);
+      const saPtr = heap.alloc(4 * (n + fs), 4);
+      const mailbox = heap.alloc(SAIS_HELPER_BYTES, 64);
+      expect(await runWithHelper(executor, "sais", [textPtr, saPtr, n, fs], mailbox, 4)).toBe(0);
+      expectSuffixArray(heap.u32(saPtr, n), saisWasm(t).sa, "a team of 4 on 2 workers");
+    } finally {
+      await executor.close();
+    }
   });
 });

@@ -30,6 +30,17 @@ import {
 
 const encode = (s: string) => new TextEncoder().encode(s);
 
+/** Runs `body` with sais' team from 3 threads on any text and any machine (saisTuning), then restores it. */
+async function withTeamsFrom3(body: () => Promise<void>): Promise<void> {
+  const saved = { ...saisTuning };
+  Object.assign(saisTuning, { teamFrom: 3, teamMinText: 0, oversubscribe: true });
+  try {
+    await body();
+  } finally {
+    Object.assign(saisTuning, saved);
+  }
+}
+
 function expectSuffixArray(got: ArrayLike<number>, want: ArrayLike<number>, what: string): void {
   const at = firstDifference(got, want);
   expect(at, `${what}: first difference at ${at} (got ${got[at]}, want ${want[at]})`).toBe(-1);
@@ -303,9 +314,7 @@ describe("suffixArrayLarge (TypeScript port)", () => {
   // From saisTuning.teamFrom threads (8) the helper's whole team prefetches the scans, a
   // window of the ring each in turn: lowered here so that teams of 3 and 4 run on this machine.
   it("level 0's scans on the kernel with a team prefetching (3 and 4 threads), over several windows", async () => {
-    const saved = { ...saisTuning };
-    Object.assign(saisTuning, { teamFrom: 3, teamMinText: 0, oversubscribe: true });
-    try {
+    await withTeamsFrom3(async () => {
       for (const [name, t] of [...hardFamilies(300_000, 8), ["random DNA", randomText(300_000, 4, 6)]] as const) {
         const want = suffixArrayLarge(t);
         for (const threads of [3, 4]) {
@@ -313,9 +322,7 @@ describe("suffixArrayLarge (TypeScript port)", () => {
           expectSuffixArray(sa, want, `${name}, ${threads} threads`);
         }
       }
-    } finally {
-      Object.assign(saisTuning, saved);
-    }
+    });
   });
 
   it("is correct with minimal workspaces (retry path)", () => {
@@ -432,13 +439,9 @@ describe("sais with a helper thread (2 and 3 threads)", () => {
   it.each(inputs)("%s: the final scans shared by a team of 3 and of 4", async (name, make) => {
     const t = make();
     const want = saisWasm(t).sa.slice();
-    const saved = { ...saisTuning };
-    Object.assign(saisTuning, { teamFrom: 3, teamMinText: 0, oversubscribe: true });
-    try {
+    await withTeamsFrom3(async () => {
       for (const threads of [3, 4]) expectSuffixArray(await build(threads, t), want, `${name}, a team of ${threads}`);
-    } finally {
-      Object.assign(saisTuning, saved);
-    }
+    });
   });
 
   it("is deterministic: the same SA on every run", async () => {

@@ -544,19 +544,19 @@ const HELPER_START_MS = 5000;
 /** Slots of the kernel's block cache (INDUCE_BLOCK in asm/sais.ts). */
 const SCAN_CACHE = 1024;
 
-/** The largest of `team`, 2 and 1 whose helpers' workers (team - 1, and `others` more) the address
- * space (ulimit -v) has room for. */
+/** `team`, else 2 (the helper alone), else 1: the first whose helpers' workers (team - 1, and
+ * `others` more) the address space (ulimit -v) has room for. */
 function teamThatFits(team: number, others: number): number {
-  for (const t of new Set([team, 2, 1])) {
-    if (t > team) continue;
+  const fits = (t: number) => {
     try {
-      if (t >= 2) checkWorkerAddressSpace(t - 1 + others);
-      return t;
+      checkWorkerAddressSpace(t - 1 + others);
+      return true;
     } catch {
-      // a smaller team
+      return false;
     }
-  }
-  return 1;
+  };
+  if (team > 2 && fits(team)) return team;
+  return team >= 2 && fits(2) ? 2 : 1;
 }
 
 class WindowedScans {
@@ -567,7 +567,7 @@ class WindowedScans {
   private bitmapFilled = false;
 
   private constructor(
-    private readonly heap: SharedHeap,
+    heap: SharedHeap,
     private readonly executor: Executor,
     private readonly helpers: Array<Promise<number>>,
     private readonly mailbox: number,
@@ -733,7 +733,7 @@ class WindowedScans {
         j -= count;
       });
     }
-    lmsCounts.set(this.heap.i32(this.countsPtr, BYTE_ALPHABET));
+    lmsCounts.set(this.words.subarray(this.countsPtr >>> 2, (this.countsPtr >>> 2) + BYTE_ALPHABET));
   }
 
   /** Lists the LMS positions of t a window of positions at a time, from the right: `use` gets them

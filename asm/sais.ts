@@ -1868,7 +1868,9 @@ function nameRange(
     for (let x = x0; x < x1; x++) {
       const p = get(positions, x);
       const length = nextSetBit(bitmap, p + 1) - p + 1;
-      let same = length == prevLength && p + length <= n && prev + length <= n;
+      // (length <= n - p, not p + length <= n: that overflows i32 for the substring that ends at
+      // the sentinel of a text of 2^31 - 1 bytes)
+      let same = length == prevLength && length <= n - p && length <= n - prev;
       if (same) {
         let d = 0;
         for (; d + 8 <= length; d += 8) {
@@ -1942,7 +1944,8 @@ let nameSink: u64 = 0;
 }
 
 @inline function windowEnd(from: i32, to: i32, w: i32, down: bool): i32 {
-  return down ? to - w * INDUCE_BLOCK : min(from + (w + 1) * INDUCE_BLOCK, to);
+  // (from + (w + 1) B would overflow i32 in the last window of a text near 2^31 bytes)
+  return down ? to - w * INDUCE_BLOCK : from + min((w + 1) * INDUCE_BLOCK, to - from);
 }
 
 /** The position q whose step an entry needs: in the final scans q = the entry (entries <= 0 need
@@ -2217,6 +2220,8 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 //           compare-exchange, so it never claims a chunk of a later step);
 //   DONE    chunks finished; COUNTS: two i32 per chunk (new names, then the names before it; or
 //           the state of the text scan at the chunk's end, see chunkEndStates);
+//   FAILED  set when a member trapped (saisHelperFailed): the main thread then traps instead of
+//           waiting for the chunk that member held;
 //   CACHE   the helper's naming cache (3 * NAME_BLOCK slots).
 
 @inline const MAIL_SEQ: usize = 0;
@@ -2230,6 +2235,7 @@ function nameLmsSubstrings<C>(t: usize, sa: usize, n: i32, m: i32, cache: usize)
 @inline const MAIL_ENTRIES: usize = 32;
 @inline const MAIL_SCAN_WINDOW: usize = 36; // the window a prefetched scan reads (readySteps)
 @inline const MAIL_RING: usize = 40; // that scan's ring
+@inline const MAIL_FAILED: usize = 44; // a member's kernel trapped (saisHelperFailed)
 @inline const MAIL_HELPER_ALIVE: usize = 48; // the team's members that run (saisHelperAlive)
 @inline const MAIL_NAME_OUT: usize = 52; // nameWindow's output
 @inline const MAIL_NAME_BITMAP: usize = 56; // and its bitmap
@@ -2331,6 +2337,13 @@ export function saisMapRanks(sa: usize, positions: usize, m: i32, mailbox: usize
   if (mailbox != 0) saisHelperExit(mailbox);
 }
 
+/** Marks `mailbox`'s team as broken: a member's saisHelper trapped (the worker that ran it calls
+ * this), so the kernel thread stops waiting for the chunk it held and traps too. */
+export function saisHelperFailed(mailbox: usize): void {
+  atomic.store<i32>(mailbox + MAIL_FAILED, 1);
+  atomic.notify(mailbox + MAIL_DONE, -1);
+}
+
 /** Posts exit to the helper of `mailbox`: sais does when it returns; the host does too, after a
  * sais call that failed (never while one runs: the mailbox has one writer). */
 export function saisHelperExit(mailbox: usize): void {
@@ -2388,6 +2401,8 @@ function finishChunks(mailbox: usize, kind: i32, t: usize, wide: i32, sa: usize,
   for (;;) {
     const done = atomic.load<i32>(mailbox + MAIL_DONE);
     if (done >= chunks) break;
+    // a member that trapped never finishes its chunk: trap too (the host reports the member's error)
+    if (atomic.load<i32>(mailbox + MAIL_FAILED) != 0) unreachable();
     if (polls < most) {
       polls++;
     } else {

@@ -149,6 +149,15 @@ describe("build path", () => {
     }
   });
 
+  // (n + 7) >> 3 for the verifier's bits wrapped negative at n = 2^31 - 1: the allocation after
+  // the bits then overlapped them, and verifying such an SA read out of bounds
+  it("refuses a heap allocation of a negative or fractional size", () => {
+    const heap = new SharedHeap(1 << 16);
+    expect(() => heap.alloc(((2 ** 31 - 1 + 7) >> 3))).toThrow(/^sufsort: a heap allocation of -\d+ bytes$/);
+    expect(() => heap.alloc(0.5)).toThrow(RangeError);
+    expect(heap.alloc(0)).toBeGreaterThan(0);
+  });
+
   it("refuses to grow a heap past the memory the process may still use", () => {
     const spy = vi.spyOn(process, "availableMemory").mockReturnValue(10e6);
     const limit = vi.spyOn(process, "constrainedMemory").mockReturnValue(0);

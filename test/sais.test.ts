@@ -325,6 +325,94 @@ describe("suffixArrayLarge (TypeScript port)", () => {
     });
   });
 
+  it("level 0's scans on the kernel with their buffers above 2 GiB of the heap", async () => {
+    // the heap of a text near 2^31 bytes puts the window, spills, bitmap and names there
+    for (const [name, t] of [["random DNA", randomText(200_000, 4, 11)], ["sigma 256", randomText(100_000, 256, 12)]] as const) {
+      const { sa } = await suffixArrayLargeOnKernel(t, { scanWindow: 1 << 14, scanChunk: 256, threads: 2, scanHeapOffset: 2 ** 31 + 4096 });
+      expectSuffixArray(sa, suffixArrayLarge(t), `${name}, buffers above 2 GiB`);
+    }
+  });
+
+  // A text of 2^31 - 1 bytes (the limit) lost LMS substrings in stage 1: the windowed L scan's last
+  // block ended at from + (w + 1) * 1024, which overflowed i32, so it was skipped. The scans at SA
+  // positions near 2^31 must do what they do near 0, shifted (their entries, text positions, stay).
+  it("the windowed scans at SA positions up to 2^31 - 1 do what they do near 0", () => {
+    const heap = new SharedHeap(1 << 22);
+    const kernels = instantiate(heap.memory) as unknown as Record<string, (...args: number[]) => number>;
+    const textLength = 5000;
+    const t = randomText(textLength, 4, 31);
+    const textPtr = heap.alloc(textLength + 64) + 16;
+    heap.u8(textPtr, textLength).set(t);
+    // not a multiple of the scans' 1024-entry blocks: the last block's nominal end lies 1023 past it
+    const window = 2049;
+    const chunk = 64;
+    const windowPtr = heap.alloc(4 * window);
+    const bucketsPtr = heap.alloc(4 * 256);
+    const cachePtr = heap.alloc(4 * 1024);
+    const spillPtr = heap.alloc(kernels.spillBytes(window, chunk));
+    const r = rng(32);
+    const entries = Int32Array.from({ length: window }, () => {
+      const p = 1 + Math.floor(r() * (textLength - 1));
+      const x = r();
+      return x < 0.2 ? 0 : x < 0.4 ? ~p : p;
+    });
+    entries[window - 1] = textLength >> 1; // the last block's one entry induces
+    const scan = (kind: number, from: number) => {
+      const down = kind % 2 === 1;
+      heap.i32(windowPtr, window).set(entries);
+      // every bucket's pointer in the window, moving out of it on the scan's side (some spill; about
+      // 200 entries induced per bucket, so no pointer passes 2^31 - 1 at the top)
+      const buckets = heap.i32(bucketsPtr, 256);
+      for (let c = 0; c < 256; c++) buckets[c] = down ? from + 100 + 450 * (c % 5) : from + 250 + 450 * (c % 5);
+      kernels.spillInit(spillPtr, window, chunk);
+      const spilled = kernels.induceWindow(kind, textPtr, (windowPtr - 4 * from) >>> 0, from, from + window, bucketsPtr, cachePtr, spillPtr, 0, 0);
+      const descriptors = heap.i32(kernels.spillDescriptors(spillPtr), 3 * spilled);
+      const pool = kernels.spillPool(spillPtr);
+      const spills: number[] = [];
+      for (let d = 0; d < spilled; d++) {
+        const [at, offset, count] = descriptors.subarray(3 * d, 3 * d + 3);
+        spills.push(at - from, ...heap.i32(pool + 4 * offset, count));
+      }
+      return { window: [...heap.i32(windowPtr, window)], buckets: [...buckets].map((b) => b - from), spills };
+    };
+    for (const kind of [0, 1, 2, 3]) {
+      const low = scan(kind, 2048);
+      expect(low.spills.length, `kind ${kind} spills`).toBeGreaterThan(0);
+      expect(scan(kind, 2 ** 31 - 1 - 400 - window), `kind ${kind} at the top`).toEqual(low);
+    }
+  });
+
+  // And the naming compared the substring that ends at the sentinel of such a text as if it fitted
+  // (p + length overflowed i32): it must differ from an equal-looking one ending in the text.
+  it("nameWindow names the sentinel's substring apart at text positions up to 2^31 - 1", () => {
+    const heap = new SharedHeap(1 << 20);
+    const kernels = instantiate(heap.memory) as unknown as Record<string, (...args: number[]) => number>;
+    const length = 1023; // bytes of text kept; the text's first position is `shift`
+    const textPtr = heap.alloc(length + 64, 64);
+    const bitmapPtr = heap.alloc(8 * (Math.floor(length / 64) + 2), 64);
+    const positionsPtr = heap.alloc(8);
+    const outPtr = heap.alloc(8);
+    const statePtr = heap.alloc(16);
+    const len = 6;
+    const a = 100; // an LMS substring t[a .. a + len) ending at the next LMS position a + len - 1
+    const b = length - len + 1; // the sentinel's: t[b .. length) and the sentinel
+    const names = (shift: number) => {
+      const t = heap.u8(textPtr, length + 64);
+      t.fill(0);
+      for (let d = 0; d < len - 1; d++) t[a + d] = t[b + d] = 7 + d; // equal but for the sentinel
+      const bits = heap.u8(bitmapPtr, 8 * (Math.floor(length / 64) + 2));
+      bits.fill(0);
+      for (const q of [a, a + len - 1, b, length]) bits[q >> 3] |= 1 << (q & 7);
+      heap.i32(positionsPtr, 2).set([shift + a, shift + b]);
+      heap.i32(statePtr, 4).fill(0);
+      // the text and bitmap seen from position `shift` on (u32 address arithmetic, as in the windows)
+      kernels.nameWindow((textPtr - shift) >>> 0, shift + length, positionsPtr, 2, outPtr, statePtr, (bitmapPtr - shift / 8) >>> 0, 0, 0);
+      return [...heap.i32(outPtr, 2)];
+    };
+    expect(names(0)).toEqual([1, 2]);
+    expect(names(2 ** 31 - 1 - length)).toEqual([1, 2]);
+  });
+
   it("is correct with minimal workspaces (retry path)", () => {
     const t = alternatingHigh(50_000, 8);
     const want = doublingSuffixArray(t);
@@ -474,6 +562,41 @@ describe("sais with a helper thread (2 and 3 threads)", () => {
     kernels.saisHelperTeam(mailbox, 4);
     expect(kernels.sais(textPtr, saPtr, n, fs, mailbox)).toBe(0);
     expectSuffixArray(heap.u32(saPtr, n), saisWasm(t).sa, "a team that never starts");
+  });
+
+  // A helper that traps (here on a bad entry of the last chunk of a rank mapping) held a chunk the
+  // kernel thread waits for: the kernel must fail too (its worker marks the mailbox), not hang.
+  it("fails, not hangs, when a helper traps in a chunk", async () => {
+    const m = 4 << 15; // four chunks
+    const heap = new SharedHeap(16 * m + (1 << 20));
+    const kernels = instantiate(heap.memory) as unknown as SaisKernel & { saisHelperAlive(mailbox: number): number };
+    const executor = createExecutor(heap, 2);
+    try {
+      const saPtr = heap.alloc(4 * m);
+      const positionsPtr = heap.alloc(4 * m);
+      const mailbox = heap.alloc(SAIS_HELPER_BYTES, 64);
+      let helperFailures = 0;
+      // which thread takes the bad chunk varies: until the helper has taken it a few times
+      for (let trial = 0; trial < 60 && helperFailures < 3; trial++) {
+        const sa = heap.i32(saPtr, m);
+        for (let i = 0; i < m; i++) sa[i] = i;
+        sa[m - 1] = 0x20000000; // positions[that] lies 2 GiB past the positions: out of this memory
+        kernels.saisHelperReset(mailbox);
+        const helper = executor.runOne("saisHelper", [mailbox, 0]).then(() => false, () => true);
+        for (let waited = 0; kernels.saisHelperAlive(mailbox) < 1 && waited < 5000; waited++) await new Promise((r) => setTimeout(r, 1));
+        const kernel = executor.runOne("saisMapRanks", [saPtr, positionsPtr, m, mailbox]);
+        const outcome = await Promise.race([
+          kernel.then(() => "finished", (e: unknown) => `failed: ${e instanceof Error ? e.message : String(e)}`),
+          new Promise<string>((r) => setTimeout(() => r("hung"), 20_000)),
+        ]);
+        expect(outcome, `trial ${trial}`).toMatch(/^failed: /);
+        kernels.saisHelperExit(mailbox); // the helper, where it did not trap, is still waiting for steps
+        if (await helper) helperFailures++;
+      }
+      expect(helperFailures).toBeGreaterThan(0);
+    } finally {
+      await executor.close();
+    }
   });
 
   // runWithHelper starts the kernel first: with its helpers first, a pool of fewer workers than

@@ -11,6 +11,13 @@ const kernels = instantiate(data.memory, data.module) as unknown as Record<strin
 
 export default function run(task: KernelTask): number {
   if (task.kernel === TEAM_TASK) return serve(data.board, kernels);
-  const result = kernels[task.kernel](...task.args);
+  let result: number | undefined;
+  try {
+    result = kernels[task.kernel](...task.args);
+  } catch (e) {
+    // sais' kernel thread waits for the chunk a trapped helper held: tell it (asm/sais.ts, MAIL_FAILED)
+    if (task.kernel === "saisHelper") kernels.saisHelperFailed(task.args[0]);
+    throw e;
+  }
   return result === undefined ? 0 : result;
 }

@@ -84,6 +84,8 @@ export class SharedHeap {
 
   /** Reserves `bytes` bytes aligned to `align`, growing the memory if needed; returns the pointer. */
   alloc(bytes: number, align = 64): number {
+    // (a size from 32-bit arithmetic that wrapped would overlap the next allocation)
+    if (!(Number.isSafeInteger(bytes) && bytes >= 0)) throw new RangeError(`sufsort: a heap allocation of ${bytes} bytes`);
     const ptr = Math.ceil(this.top / align) * align;
     const end = ptr + bytes;
     if (!this.fits(bytes, align)) throw heapLimitError(end);

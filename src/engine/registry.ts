@@ -128,7 +128,7 @@ export const TEXT_PADDING = 16;
 /** Heap bytes a build of n bytes with `sorter` needs (text + SA region + verifier scratch). Here,
  * beside scratchBytes, so that the engine policy (choice.ts) and the builds (build.ts) share it. */
 export function heapBytesFor(n: number, sorter: SuffixSorter): number {
-  return 64 + align64(n + TEXT_PADDING) + 4 * n + align64(sorter.scratchBytes(n)) + align64((n + 7) >> 3) + 4096;
+  return 64 + align64(n + TEXT_PADDING) + 4 * n + align64(sorter.scratchBytes(n)) + align64(Math.ceil(n / 8)) + 4096;
 }
 
 function align64(x: number): number {

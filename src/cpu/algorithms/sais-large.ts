@@ -53,6 +53,9 @@ export interface LargeOptions {
   /** Tests: SA entries per window of those scans, and per chunk of their spills. */
   scanWindow?: number;
   scanChunk?: number;
+  /** Tests: bytes the scans' heap leaves unused before the text, so that its buffers lie above 2 GiB
+   * as they do for the largest texts (untouched pages cost no memory). */
+  scanHeapOffset?: number;
 }
 
 /** What suffixArrayLargeOnKernel did: the SA, and whether the levels below level 0 ran on the kernel. */
@@ -602,7 +605,8 @@ class WindowedScans {
     const window = Math.max(1, Math.min(options.scanWindow ?? SCAN_WINDOW, n));
     const chunk = Math.min(options.scanChunk ?? SCAN_CHUNK, window);
     // the spill area (asm spillBytes) takes about as much as the window, and a chunk per bucket
-    const bytes = n + n / 8 + n / 128 + 16 * window + 4 * (BYTE_ALPHABET + 1) * (chunk + 3) + SAIS_HELPER_BYTES + (1 << 19);
+    const offset = options.scanHeapOffset ?? 0;
+    const bytes = offset + n + n / 8 + n / 128 + 16 * window + 4 * (BYTE_ALPHABET + 1) * (chunk + 3) + SAIS_HELPER_BYTES + (1 << 19);
     if (bytes > MAX_HEAP_BYTES || bytes > availableMemory()) return undefined;
     let heap: SharedHeap;
     try {
@@ -611,6 +615,7 @@ class WindowedScans {
       if (error instanceof SufsortError) return undefined;
       throw error;
     }
+    if (offset > 0) heap.alloc(offset);
     const textPtr = heap.alloc(n + 64) + 16; // the byte before the text is read (never used)
     heap.u8(textPtr, n).set(text);
     const windowPtr = heap.alloc(4 * window);
@@ -645,7 +650,11 @@ class WindowedScans {
       ring = heap.alloc(call.ringBytes(), 64);
       call.saisHelperReset(mailbox);
       call.saisHelperTeam(mailbox, team);
-      for (let index = 0; index < team - 1; index++) helpers.push(executor.runOne("saisHelper", [mailbox, index]));
+      for (let index = 0; index < team - 1; index++) {
+        const helper = executor.runOne("saisHelper", [mailbox, index]);
+        helper.catch(() => {}); // awaited by close(); a failure before then is not an unhandled rejection
+        helpers.push(helper);
+      }
       // the scans run on this thread without yielding: the helpers' tasks must have started first
       // (without them a scan loads every step itself, and stays correct)
       for (let waited = 0; call.saisHelperAlive(mailbox) < team - 1 && waited < HELPER_START_MS; waited++) {

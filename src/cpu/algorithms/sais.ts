@@ -154,6 +154,8 @@ export async function runWithHelper(
   // team's other members (they take part in the induction scans only).
   const result = executor.runOne(kernel, [...args, mailbox]);
   const helpers = Array.from({ length: Math.max(1, team - 1) }, (_, index) => executor.runOne("saisHelper", [mailbox, index]));
+  // awaited below; a helper that fails before then is not an unhandled rejection
+  for (const helper of helpers) helper.catch(() => {});
   try {
     return await result;
   } finally {

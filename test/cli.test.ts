@@ -11,6 +11,7 @@ import { generate } from "../src/bench/inputs.js";
 import { doublingSuffixArray, naiveSuffixArray, randomText } from "./support/inputs.js";
 import { placedThreads, resolveSorter } from "../src/engine/build.js";
 import { tempDirs } from "./support/temp.js";
+import { writeFileAtomic } from "../src/cli/files.js";
 
 const CLI = packagePath("dist", "cli.js");
 
@@ -37,6 +38,21 @@ function expectOneLineError(stderr: string, pattern: RegExp): void {
 
 beforeAll(() => {
   expect(existsSync(CLI)).toBe(true);
+});
+
+describe("writeFileAtomic", () => {
+  // it writes each part a view of at most 256 MiB at a time (a byte view of a whole SA of 2^31 - 1
+  // entries is over V8's typed-array length limit): views of a part away from its buffer's start
+  it("writes parts that view their buffers from any offset", () => {
+    const path = join(tmp(), "parts.bin");
+    const words = Uint32Array.from({ length: 1000 }, (_, i) => i * 2654435761);
+    const bytes = Uint8Array.from({ length: 77 }, (_, i) => 255 - i);
+    writeFileAtomic(path, [words.subarray(3, 900), bytes.subarray(5), new Uint16Array(words.buffer, 10, 7)]);
+    const want = Buffer.concat([
+      Buffer.from(words.buffer, 12, 4 * 897), Buffer.from(bytes.buffer, 5, 72), Buffer.from(words.buffer, 10, 14),
+    ]);
+    expect(readFileSync(path).equals(want)).toBe(true);
+  });
 });
 
 describe("sufsort build", () => {

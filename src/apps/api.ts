@@ -2,7 +2,7 @@
 // are checked here, once.
 import { checkLength } from "../engine/build.js";
 import { parseEngine, type EngineChoice } from "../engine/choice.js";
-import { placeForApp, textSource } from "../engine/placement.js";
+import { placeForApp, textSource, type TextSource } from "../engine/placement.js";
 import { failure, usageError } from "../errors.js";
 import { bwtOfPlacement, unbwtHeap, unbwtInHeap, unbwtLarge } from "./bwt.js";
 import { lcpOfGivenSuffixArray, lcpOfPlacement } from "./lcp.js";
@@ -81,7 +81,8 @@ export async function lcp(text: Text, sa?: Uint32Array, options: AppOptions = {}
   }
   if (!(sa instanceof Uint32Array)) throw usageError("sa must be a Uint32Array");
   if (sa.length !== n) throw usageError(`sa has ${sa.length} entries; the text has ${n} bytes`);
-  const saBytes = textSource(new Uint8Array(sa.buffer, sa.byteOffset, 4 * n));
+  // the SA's bytes by ranges: one byte view of an SA over 2^30 entries is over V8's typed-array limit
+  const saBytes: TextSource = { size: 4 * n, read: (into, at = 0) => into.set(new Uint8Array(sa.buffer, sa.byteOffset + at, into.length)) };
   return lcpOfGivenSuffixArray(textSource(bytes), saBytes, threads, (why: string) => failure(`sa is not the suffix array of the text: ${why}`));
 }
 

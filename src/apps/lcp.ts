@@ -11,6 +11,9 @@ import { forEachWindow, SA_WINDOW_ENTRIES } from "./windows.js";
 import { splitRange, TASKS_PER_THREAD } from "./blocks.js";
 import type { Executor } from "../cpu/executor.js";
 
+/** Bytes of a given SA read at a time beyond the heap. */
+const SA_READ_CHUNK = 1 << 30;
+
 /** Smallest block of one LCP phase task. */
 const MIN_BLOCK = 1 << 20;
 
@@ -182,7 +185,8 @@ export async function lcpOfGivenSuffixArray(
       text.read(plain);
     }
     const sa = sharedU32(n);
-    saBytes.read(new Uint8Array(sa.buffer, 0, 4 * n));
+    // in chunks: a byte view of an SA over 2^30 entries is over V8's typed-array length limit
+    for (let at = 0; at < 4 * n; at += SA_READ_CHUNK) saBytes.read(new Uint8Array(sa.buffer, at, Math.min(SA_READ_CHUNK, 4 * n - at)), at);
     onProgress?.("verifying", 0);
     const verdict = (await verifyByWindows(plain, sa, threads)) ?? verifyLarge(plain, sa);
     if (!verdict.ok) throw notTheSA(verdict.message);

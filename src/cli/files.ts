@@ -189,12 +189,14 @@ function installSignalCleanup(): void {
 
 /** Writes all of `parts` to fd (a pipe may take less per call, or be non-blocking). */
 function writeAll(fd: number, parts: Iterable<ArrayBufferView>): void {
+  const CHUNK = 1 << 28;
   for (const part of parts) {
-    const bytes = new Uint8Array(part.buffer, part.byteOffset, part.byteLength);
-    const CHUNK = 1 << 28;
-    for (let off = 0; off < bytes.length; ) {
+    // a view per chunk: a byte view of a whole SA of 2^31 - 1 entries (8 GiB) is over V8's
+    // typed-array length limit (2^32)
+    for (let off = 0; off < part.byteLength; ) {
+      const bytes = new Uint8Array(part.buffer, part.byteOffset + off, Math.min(CHUNK, part.byteLength - off));
       try {
-        off += writeSync(fd, bytes, off, Math.min(CHUNK, bytes.length - off));
+        off += writeSync(fd, bytes);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== "EAGAIN") throw e;
         Atomics.wait(pause, 0, 0, 1); // a full non-blocking pipe: let the reader catch up

@@ -13,8 +13,11 @@ const api = {
    * exit code. */
   async suffixArray(text: Uint8Array, options: BuildOptions, onProgress?: (fraction: number) => void): Promise<RemoteReply> {
     try {
-      const result = await engine.suffixArray(text, { ...options, onProgress });
-      return Comlink.transfer({ result }, [result.sa.buffer]);
+      const { sa, ...result } = await engine.suffixArray(text, { ...options, onProgress });
+      // the SA as its buffer, offset and length: a view of 4 GiB or more would arrive short
+      // (src/cpu/shared-views.ts), and a shared buffer (beyond the heap) is not transferable
+      const reply = { result, sa: { buffer: sa.buffer, byteOffset: sa.byteOffset, length: sa.length } };
+      return sa.buffer instanceof SharedArrayBuffer ? reply : Comlink.transfer(reply, [sa.buffer]);
     } catch (e) {
       if (e instanceof SufsortError) return { error: { message: e.message, exitCode: e.exitCode, overLimit: e.overLimit } };
       throw e;
@@ -23,6 +26,8 @@ const api = {
   close: () => engine.close(),
 };
 export type RemoteEngineApi = typeof api;
-export type RemoteReply = { result: BuildResult } | { error: { message: string; exitCode: number; overLimit: boolean } };
+export type RemoteReply =
+  | { result: Omit<BuildResult, "sa">; sa: { buffer: ArrayBufferLike; byteOffset: number; length: number } }
+  | { error: { message: string; exitCode: number; overLimit: boolean } };
 
 Comlink.expose(api, nodeEndpoint(parentPort!));

@@ -8,6 +8,7 @@ import { Worker } from "node:worker_threads";
 import { createRequire } from "node:module";
 import type { Piscina } from "piscina";
 import { SharedHeap, zeroFill } from "./memory.js";
+import { packViews } from "./shared-views.js";
 import { instantiate, wasmModule, type Kernels } from "./wasm.js";
 import { newBoard, TEAM_SLOTS, TEAM_TASK, TeamBoard } from "./team.js";
 import { packagePath } from "../paths.js";
@@ -254,7 +255,7 @@ export class PlainSteps {
   async map<A, R>(step: string, fn: (args: A) => R, tasks: readonly A[]): Promise<R[]> {
     const pool = this.pool;
     if (pool === undefined || tasks.length <= 1) return tasks.map(fn);
-    return Promise.all(tasks.map((args) => pool.run({ step, args }) as Promise<R>));
+    return Promise.all(tasks.map((args) => pool.run({ step, args: packViews(args) }) as Promise<R>));
   }
   async close(): Promise<void> {
     await this.pool?.destroy();

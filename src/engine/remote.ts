@@ -1,7 +1,7 @@
 // An engine that runs in its own worker thread, reached through comlink. Why: a CPU engine's host
 // steps (and every kernel, when threads = 1) run on the thread that calls it; a server or an
 // interactive tool that must keep its event loop free creates a remote engine instead. The SA comes
-// back transferred, not copied; the text goes over as a copy.
+// back transferred (or shared, beyond the heap), not copied; the text goes over as a copy.
 import { Worker } from "node:worker_threads";
 import * as Comlink from "comlink";
 import nodeAdapter from "comlink/dist/umd/node-adapter.js";
@@ -50,7 +50,7 @@ export async function createRemoteEngine(options: EngineOptions = {}): Promise<E
       const progress = onProgress ? Comlink.proxy(onProgress) : undefined;
       const reply = (await Promise.race([remote.suffixArray(text, rest, progress), died])) as RemoteReply;
       if ("error" in reply) throw new SufsortError(reply.error.message, reply.error.exitCode, reply.error.overLimit);
-      return reply.result;
+      return { ...reply.result, sa: new Uint32Array(reply.sa.buffer, reply.sa.byteOffset, reply.sa.length) };
     },
     async close(): Promise<void> {
       if (closed) return;

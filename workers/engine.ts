@@ -15,7 +15,8 @@ const api = {
     try {
       const { sa, ...result } = await engine.suffixArray(text, { ...options, onProgress });
       // the SA as its buffer, offset and length: a view of 4 GiB or more would arrive short
-      // (src/cpu/shared-views.ts), and a shared buffer (beyond the heap) is not transferable
+      // (src/cpu/shared-views.ts), and a shared buffer cannot be transferred (engines refuse texts
+      // beyond the heap, so neither happens today)
       const reply = { result, sa: { buffer: sa.buffer, byteOffset: sa.byteOffset, length: sa.length } };
       return sa.buffer instanceof SharedArrayBuffer ? reply : Comlink.transfer(reply, [sa.buffer]);
     } catch (e) {

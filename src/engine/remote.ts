@@ -1,7 +1,7 @@
 // An engine that runs in its own worker thread, reached through comlink. Why: a CPU engine's host
 // steps (and every kernel, when threads = 1) run on the thread that calls it; a server or an
 // interactive tool that must keep its event loop free creates a remote engine instead. The SA comes
-// back transferred (or shared, beyond the heap), not copied; the text goes over as a copy.
+// back transferred (as its buffer, offset and length), not copied; the text goes over as a copy.
 import { Worker } from "node:worker_threads";
 import * as Comlink from "comlink";
 import nodeAdapter from "comlink/dist/umd/node-adapter.js";

@@ -2,7 +2,7 @@
 // LCP[0] = 0 and LCP[k] = lcp(SA[k-1], SA[k]); output file: n little-endian u32.
 import { collectGarbage, MAX_HEAP_BYTES, SharedHeap, sharedCopy, sharedU32, sharedU8 } from "../cpu/memory.js";
 import type { BuildOptions } from "../engine/build.js";
-import { buildOfPlacement, type Placement, type TextSource } from "../engine/placement.js";
+import { buildOfPlacement, readByRanges, type Placement, type TextSource } from "../engine/placement.js";
 import { verifyByWindows, verifyInHeapOn } from "../engine/verify.js";
 import { verifyLarge } from "../engine/verify-large.js";
 import { createExecutor, defaultThreads, PlainSteps } from "../cpu/executor.js";
@@ -10,9 +10,6 @@ import { lcpBlock, phiBlock, plcpBlock } from "./lcp-steps.js";
 import { forEachWindow, SA_WINDOW_ENTRIES } from "./windows.js";
 import { splitRange, TASKS_PER_THREAD } from "./blocks.js";
 import type { Executor } from "../cpu/executor.js";
-
-/** Bytes of a given SA read at a time beyond the heap. */
-const SA_READ_CHUNK = 1 << 30;
 
 /** Smallest block of one LCP phase task. */
 const MIN_BLOCK = 1 << 20;
@@ -185,8 +182,7 @@ export async function lcpOfGivenSuffixArray(
       text.read(plain);
     }
     const sa = sharedU32(n);
-    // in chunks: a byte view of an SA over 2^30 entries is over V8's typed-array length limit
-    for (let at = 0; at < 4 * n; at += SA_READ_CHUNK) saBytes.read(new Uint8Array(sa.buffer, at, Math.min(SA_READ_CHUNK, 4 * n - at)), at);
+    readByRanges(saBytes, (offset, length) => new Uint8Array(sa.buffer, offset, length));
     onProgress?.("verifying", 0);
     const verdict = (await verifyByWindows(plain, sa, threads)) ?? verifyLarge(plain, sa);
     if (!verdict.ok) throw notTheSA(verdict.message);

@@ -21,6 +21,14 @@ export interface TextSource {
   readonly bytes?: Uint8Array;
 }
 
+/** Bytes read per view by readByRanges: an SA over 2^30 entries is more bytes than one typed array may hold. */
+const RANGE_BYTES = 1 << 30;
+
+/** All of `source` read into the views view(offset, length), a range of at most RANGE_BYTES at a time. */
+export function readByRanges(source: Pick<TextSource, "size" | "read">, view: (offset: number, length: number) => Uint8Array): void {
+  for (let at = 0; at < source.size; at += RANGE_BYTES) source.read(view(at, Math.min(RANGE_BYTES, source.size - at)), at);
+}
+
 /** Bytes in memory as a TextSource. */
 export function textSource(bytes: Uint8Array): TextSource {
   return { size: bytes.length, read: (into, at = 0) => into.set(bytes.subarray(at, at + into.length)), bytes };

@@ -3,6 +3,7 @@ import { threadsOption, type Command } from "../command.js";
 import { openInput } from "../files.js";
 import { lengthVerdict, verifyByWindows, verifyInFreshHeapOn, type Verdict } from "../../engine/verify.js";
 import { verifyLarge } from "../../engine/verify-large.js";
+import { readByRanges } from "../../engine/placement.js";
 import { failure } from "../../errors.js";
 import { checkLength, checkMemory, MAX_INPUT_BYTES } from "../../engine/build.js";
 
@@ -34,11 +35,8 @@ Options:
       try {
         const size = saFile.size;
         if (size % 4 !== 0) throw failure(`'${saPath}' is ${size} bytes, not a whole number of uint32 entries`);
-        // an SA file can exceed the largest Uint8Array: read in chunks
-        const readSA = (into: (off: number, length: number) => Uint8Array) => {
-          const CHUNK = 1 << 30;
-          for (let off = 0; off < size; off += CHUNK) saFile.read(into(off, Math.min(CHUNK, size - off)), off);
-        };
+        // an SA file can exceed the largest Uint8Array: read by ranges
+        const readSA = (into: (off: number, length: number) => Uint8Array) => readByRanges(saFile, into);
         // beyond the heap: plain arrays, brought to the kernels a window at a time (the text and
         // the permutation bits in a heap of their own), or checked in TypeScript
         const inArrays = async () => {

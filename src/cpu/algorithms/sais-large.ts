@@ -23,7 +23,7 @@ import { SufsortError } from "../../errors.js";
 import { checkWorkerAddressSpace, createExecutor, prefault, type Executor } from "../executor.js";
 import { availableMemory, collectGarbage, MAX_HEAP_BYTES, SharedHeap } from "../memory.js";
 import { PhaseClock } from "../trace.js";
-import { MIN_WORKSPACE, runWithHelper, SAIS_HELPER_BYTES, saisTeam, saisWorkspaceSlots, SAIS_MAX_LENGTH } from "./sais.js";
+import { MIN_WORKSPACE, runWithHelper, SAIS_HELPER_BYTES, saisTeam, saisWorkspaceSlots, SAIS_MAX_LENGTH, startSaisHelpers } from "./sais.js";
 
 type Text = Uint8Array | Int32Array;
 
@@ -644,17 +644,13 @@ class WindowedScans {
     const ranksPtr = heap.alloc(4 * (Math.floor(bitmapWords / 8) + 1));
     let mailbox = 0;
     let ring = 0;
-    const helpers: Array<Promise<number>> = [];
+    let helpers: Array<Promise<number>> = [];
     if (team >= 2) {
       mailbox = heap.alloc(SAIS_HELPER_BYTES, 64);
       ring = heap.alloc(call.ringBytes(), 64);
       call.saisHelperReset(mailbox);
       call.saisHelperTeam(mailbox, team);
-      for (let index = 0; index < team - 1; index++) {
-        const helper = executor.runOne("saisHelper", [mailbox, index]);
-        helper.catch(() => {}); // awaited by close(); a failure before then is not an unhandled rejection
-        helpers.push(helper);
-      }
+      helpers = startSaisHelpers(executor, mailbox, team - 1); // awaited by close()
       // the scans run on this thread without yielding: the helpers' tasks must have started first
       // (without them a scan loads every step itself, and stays correct)
       for (let waited = 0; call.saisHelperAlive(mailbox) < team - 1 && waited < HELPER_START_MS; waited++) {

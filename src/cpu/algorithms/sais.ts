@@ -153,9 +153,7 @@ export async function runWithHelper(
   // for its exit; so a pool short of workers still finishes. Then the helper (index 0) and the
   // team's other members (they take part in the induction scans only).
   const result = executor.runOne(kernel, [...args, mailbox]);
-  const helpers = Array.from({ length: Math.max(1, team - 1) }, (_, index) => executor.runOne("saisHelper", [mailbox, index]));
-  // awaited below; a helper that fails before then is not an unhandled rejection
-  for (const helper of helpers) helper.catch(() => {});
+  const helpers = startSaisHelpers(executor, mailbox, Math.max(1, team - 1));
   try {
     return await result;
   } finally {
@@ -164,6 +162,17 @@ export async function runWithHelper(
     kernels.saisHelperExit(mailbox);
     await Promise.all(helpers);
   }
+}
+
+/**
+ * Starts saisHelper(mailbox, index) for index 0 .. count - 1, each on a worker: the helper and
+ * the team's other members. The caller awaits the tasks (after posting exit); until then a task
+ * that fails is not an unhandled rejection.
+ */
+export function startSaisHelpers(executor: Executor, mailbox: number, count: number): Array<Promise<number>> {
+  const helpers = Array.from({ length: count }, (_, index) => executor.runOne("saisHelper", [mailbox, index]));
+  for (const helper of helpers) helper.catch(() => {});
+  return helpers;
 }
 
 export const saisSorter: SuffixSorter = {

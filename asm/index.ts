@@ -2,7 +2,7 @@
 // the host-owned shared memory and never allocate (see src/cpu/memory.ts).
 export { probe } from "./probe";
 export { verifySuffixArray, firstViolation, verifyMarkBlock, verifyFirstBlock, verifyInducedBlock, verifyInducedMapped } from "./verify";
-export { sais, saisHelper, saisHelperBytes, saisHelperAlive, saisHelperExit, saisHelperFailed, saisHelperReset, saisHelperTeam, saisReduced, saisMapRanks, induceWindow, nameWindow, rankDirectory, lmsWindow, lmsFromBitmap, ringBytes, spillBytes, spillInit, spillDescriptors, spillPool } from "./sais";
+export { sais, saisHelper, saisHelperBytes, saisHelperAlive, saisHelperExit, saisHelperFailed, saisHelperReset, saisHelperTeam, saisReduced, saisReduced16, saisMapRanks, induceWindow, nameWindow, rankDirectory, lmsWindow, lmsFromBitmap, ringBytes, spillBytes, spillInit, spillDescriptors, spillPool } from "./sais";
 export * from "./scan";
 export * from "./radix";
 export * from "./pack";

@@ -95,6 +95,23 @@ export function saisReduced(saPtr: usize, m: i32, fs: i32, names: i32, mailbox: 
   return status;
 }
 
+/**
+ * saisReduced for s1 stored as u16 (names <= 2^16, names < m) right after SA[0 .. m + fs), 2m
+ * bytes: the host's layout for a reduced string whose i32 slots would not fit in this memory
+ * (texts near 2^31 bytes: m up to ~715 M symbols in 6m bytes instead of 8m). The same level as
+ * solveReduced's u16 branch runs, without its packing step.
+ */
+export function saisReduced16(saPtr: usize, m: i32, fs: i32, names: i32, mailbox: usize): i32 {
+  let status = 0;
+  if (m == 1) {
+    store<i32>(saPtr, 0);
+  } else if (m > 1) {
+    status = saisLevel<u16>(saPtr + (<usize>(m + fs) << 2), saPtr, m, fs, names, mailbox);
+  }
+  if (mailbox != 0) saisHelperExit(mailbox);
+  return status;
+}
+
 /** SA[0..m) = the suffix array of s1 (m names, i32, at `reduced`, right after SA[0 .. m + fs)). */
 function solveReduced(reduced: usize, sa: usize, m: i32, fs: i32, names: i32, mailbox: usize): i32 {
   if (names < m && names <= U16_NAMES && !mostlyUnique(names, m)) {

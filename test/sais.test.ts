@@ -240,6 +240,75 @@ describe("suffixArrayLarge (TypeScript port)", () => {
     }
   });
 
+  it("with the reduced string on the kernel as u16: matches the oracle on random strings and the hard families", async () => {
+    const r = rng(97);
+    let narrow = 0;
+    // (2 threads: the ranks mapped to positions on two workers, a pool started per build)
+    const cases: Array<readonly [string, Uint8Array, number[]]> = [
+      ...hardFamilies(3000, 5).map(([name, t]) => [name, t, [1, 2]] as const),
+      ["alternating high", alternatingHigh(50_000, 8), [1, 2]],
+    ];
+    for (const sigma of [1, 2, 4, 26, 256]) {
+      for (let trial = 0; trial < 24; trial++) {
+        const n = Math.floor(r() * 3001);
+        cases.push([`sigma ${sigma} n ${n}`, randomText(n, sigma, trial * 41 + sigma), [1]]);
+      }
+    }
+    for (const [name, t, threadCounts] of cases) {
+      const want = naiveSuffixArray(t);
+      for (const threads of threadCounts) {
+        const result = await suffixArrayLargeOnKernel(t, { reducedU16: true, threads });
+        expectSuffixArray(result.sa, want, `${name}, ${threads} threads`);
+        // u16 exactly when the kernel took s1 and its names fit in 16 bits
+        expect(result.reducedU16, name).toBe(result.reducedOnKernel && result.names <= 1 << 16);
+        if (result.reducedU16) narrow++;
+      }
+    }
+    expect(narrow).toBeGreaterThan(60);
+  });
+
+  it("with the reduced string on the kernel: as u16 when its i32 slots do not fit in the heap and its 16-bit ones do", async () => {
+    // 1 MiB of random ACGT: m ~ 300 K LMS positions, a few hundred names
+    const t = randomText(1 << 20, 4, 4242);
+    const first = await suffixArrayLargeOnKernel(t);
+    expect(first.reducedOnKernel).toBe(true);
+    expect(first.reducedU16).toBe(false);
+    const { m, names } = first;
+    expect(names).toBeLessThanOrEqual(1 << 16);
+    // s1's SA, a workspace of 2 * names slots and more, the mailbox and the heap's slack: s1 as
+    // u16 fits in it (2m bytes), as i32 (4m) it does not
+    const limit = 4 * (m + Math.max(2 * names, 512)) + 2 * m + m + SAIS_HELPER_BYTES + (1 << 20);
+    const narrow = await suffixArrayLargeOnKernel(t, { heapLimit: limit, threads: 2 });
+    expect(narrow.reducedU16).toBe(true);
+    expectSuffixArray(narrow.sa, first.sa, "u16 under the limit");
+    const port = await suffixArrayLargeOnKernel(t, { heapLimit: limit - 2 * m });
+    expect(port.reducedOnKernel).toBe(false);
+    expectSuffixArray(port.sa, first.sa, "the port under a smaller limit");
+  });
+
+  it("with the reduced string too large for the kernel: the port runs its level and the kernel the level below", async () => {
+    let below = 0;
+    for (const [name, t] of [
+      ["random ACGT", randomText(1 << 20, 4, 4343)],
+      ["random bytes", randomText(600_000, 256, 4344)],
+      ["alternating high", alternatingHigh(400_000, 8)],
+      ...hardFamilies(200_000, 6),
+    ] as Array<readonly [string, Uint8Array]>) {
+      const { m } = await suffixArrayLargeOnKernel(t);
+      const want = suffixArrayLarge(t);
+      // s1 needs at least 6m bytes (as u16), s2 (at most m / 2 symbols) at most 4m and a workspace
+      const limit = 5 * m + SAIS_HELPER_BYTES + (1 << 20);
+      for (const threads of [1, 2]) {
+        const result = await suffixArrayLargeOnKernel(t, { heapLimit: limit, threads });
+        expect(result.reducedOnKernel, name).toBe(false);
+        expectSuffixArray(result.sa, want, `${name}, ${threads} threads`);
+        if (result.belowOnKernel) below++;
+      }
+    }
+    // random ACGT and bytes, alternating high, Fibonacci and Thue-Morse, at both thread counts
+    expect(below).toBeGreaterThanOrEqual(10);
+  });
+
   it("with the reduced string on the kernel: the port takes over when ulimit -v refuses the heap", () => {
     const module = JSON.stringify(packagePath("dist", "src", "cpu", "algorithms", "sais-large.js"));
     const code = `

@@ -7,7 +7,7 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { createRequire } from "node:module";
 import type { Piscina } from "piscina";
-import { SharedHeap, zeroFill } from "./memory.js";
+import { gatherStep, SharedHeap, zeroFill } from "./memory.js";
 import { packViews } from "./shared-views.js";
 import { instantiate, wasmModule, type Kernels } from "./wasm.js";
 import { newBoard, TEAM_SLOTS, TEAM_TASK, TeamBoard } from "./team.js";
@@ -270,18 +270,35 @@ export class PlainSteps {
  */
 export async function prefault(array: Int32Array, threads: number): Promise<void> {
   if (threads < 2) return;
+  await splitOnWorkers("zeroFill", zeroFill, array.length, threads, (from, to) => ({ array, from, to }));
+}
+
+/**
+ * array[i] = source[array[i]] for every i (source a shared array apart from array): a random
+ * gather, split among `threads` workers so that every core has its loads in flight; on this
+ * thread with one thread, or where the workers cannot start.
+ */
+export async function gatherInPlace(array: Int32Array, source: Int32Array, threads: number): Promise<void> {
+  const whole = () => gatherStep({ array, source, from: 0, to: array.length });
+  if (threads < 2) return whole();
+  const ran = await splitOnWorkers("gatherStep", gatherStep, array.length, threads, (from, to) => ({ array, source, from, to }));
+  if (!ran) whole();
+}
+
+/** Runs `step` on `threads` workers over [0, n) cut evenly; false, with nothing run, where the workers cannot start. */
+async function splitOnWorkers<A>(
+  name: string, step: (args: A) => void, n: number, threads: number, part: (from: number, to: number) => A,
+): Promise<boolean> {
   let steps: PlainSteps;
   try {
     steps = new PlainSteps(threads);
   } catch {
-    return; // no address space for the workers: the pages fault where they are first written
+    return false; // no address space for the workers
   }
   try {
-    const n = array.length;
-    const parts = Array.from({ length: threads }, (_, i) => ({
-      array, from: Math.floor((n * i) / threads), to: Math.floor((n * (i + 1)) / threads),
-    }));
-    await steps.map("zeroFill", zeroFill, parts);
+    const parts = Array.from({ length: threads }, (_, i) => part(Math.floor((n * i) / threads), Math.floor((n * (i + 1)) / threads)));
+    await steps.map(name, step, parts);
+    return true;
   } finally {
     await steps.close();
   }

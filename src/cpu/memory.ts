@@ -46,6 +46,11 @@ export function zeroFill({ array, from, to }: { array: Int32Array; from: number;
   array.fill(0, from, to);
 }
 
+/** array[i] = source[array[i]] for i in [from, to): a step of `gatherInPlace` (workers/plain.ts). */
+export function gatherStep({ array, source, from, to }: { array: Int32Array; source: Int32Array; from: number; to: number }): void {
+  for (let i = from; i < to; i++) array[i] = source[array[i]];
+}
+
 /** A copy of `bytes` in a SharedArrayBuffer, which workers can read. */
 export function sharedCopy(bytes: Uint8Array): Uint8Array {
   const copy = sharedU8(bytes.length);

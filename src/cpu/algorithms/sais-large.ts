@@ -13,14 +13,16 @@
 // window at a time (WindowedScans, at the end of this file), the scans with the kernel's helper
 // prefetching their steps at 2+ threads (from 8, sais' whole team: saisTeam). It hands the reduced
 // string s1, about n / 3 names, to the kernel (saisReduced) with its helper thread (or team), when
-// s1 with its SA and workspace fits in the 4 GiB memory. suffixArrayLarge is the port alone (its
-// own loops everywhere): the tests' reference.
+// s1 with its SA and workspace fits in the 4 GiB memory (8 bytes per symbol: to ~1.6 GB of text),
+// or, beyond that, when its names fit in 16 bits (saisReduced16, 6 bytes per symbol: DNA-like
+// texts up to 2^31 - 1 bytes); else this port runs s1's level and s1's own reduced string goes to
+// the kernel. suffixArrayLarge is the port alone (its own loops everywhere): the tests' reference.
 //
 // Limits: n <= 2^31 - 1 (entries are Int32 with the sign bit as a flag); the SA buffer holds
 // n + fs Int32 slots (fs <= 2^24 + 4096 on the first try), so the JS engine must allow typed
 // arrays of that length.
 import { SufsortError } from "../../errors.js";
-import { checkWorkerAddressSpace, createExecutor, prefault, type Executor } from "../executor.js";
+import { checkWorkerAddressSpace, createExecutor, gatherInPlace, prefault, type Executor } from "../executor.js";
 import { availableMemory, collectGarbage, MAX_HEAP_BYTES, SharedHeap } from "../memory.js";
 import { PhaseClock } from "../trace.js";
 import { MIN_WORKSPACE, runWithHelper, SAIS_HELPER_BYTES, saisTeam, saisWorkspaceSlots, SAIS_MAX_LENGTH, startSaisHelpers } from "./sais.js";
@@ -48,6 +50,8 @@ export interface LargeOptions {
   reducedWorkspace?: number;
   /** Tests: the most heap bytes the kernel may take (default: 4 GiB, and what the process may still use). */
   heapLimit?: number;
+  /** Tests: s1 goes to the kernel as u16 whenever its names allow, not only when its i32 slots do not fit. */
+  reducedU16?: boolean;
   /** Level 0's induction scans on the kernel by windows (default true; false: this port's loops). */
   scansOnKernel?: boolean;
   /** Tests: SA entries per window of those scans, and per chunk of their spills. */
@@ -62,6 +66,13 @@ export interface LargeOptions {
 export interface LargeResult {
   sa: Uint32Array;
   reducedOnKernel: boolean;
+  /** Whether the kernel took s1 as u16 (saisReduced16). */
+  reducedU16: boolean;
+  /** Whether, s1 too large for the kernel, this port ran s1's level and the kernel sorted its reduced string. */
+  belowOnKernel: boolean;
+  /** The reduced string's length and names (0 for n <= 1). */
+  m: number;
+  names: number;
 }
 
 /** Heap bytes beyond s1, its SA and workspace: the heap's first bytes, the mailbox, alignment. */
@@ -71,13 +82,15 @@ const KERNEL_HEAP_SLACK = 1 << 20;
  * suffixArrayLarge with level 0 here and the reduced string s1 (about n / 3 names) sorted by the
  * WebAssembly kernel, with its helper on a second thread: its block caches, naming during
  * induction and doubling make the reduced levels several times faster than this port's plain
- * loops. s1, its SA and the kernel's workspace (about 8 m + 4 fs bytes) must fit in the 4 GiB
- * memory and in what the process may still use; otherwise the port sorts s1 itself.
+ * loops. s1, its SA and the kernel's workspace (about 8 m + 4 fs bytes, or 6 m + 4 fs with s1 as
+ * u16 when its names fit in 16 bits) must fit in the 4 GiB memory and in what the process may
+ * still use; otherwise the port runs s1's level and the kernel sorts the level below
+ * (solveReducedAbove), or, where even that does not fit, the port sorts all of s1.
  */
 export async function suffixArrayLargeOnKernel(text: Uint8Array, options: LargeOptions = {}): Promise<LargeResult> {
   const n = text.length;
   if (n > SAIS_MAX_LENGTH) throw new RangeError(`sufsort: sais takes at most ${SAIS_MAX_LENGTH} bytes`);
-  if (n <= 1) return { sa: suffixArrayLarge(text), reducedOnKernel: false };
+  if (n <= 1) return { sa: suffixArrayLarge(text), reducedOnKernel: false, reducedU16: false, belowOnKernel: false, m: 0, names: 0 };
   // fs starts at 4096 slots or more, so level 0's buckets (2 x 256) always fit
   for (let fs = saisWorkspaceSlots(n); ; fs = Math.max(2 * fs, MIN_WORKSPACE)) {
     const sa = new Int32Array(new SharedArrayBuffer(4 * (n + fs))); // shared: the SA's consumers may run on workers
@@ -107,49 +120,83 @@ export async function suffixArrayLargeOnKernel(text: Uint8Array, options: LargeO
     clock.lap("release");
     // the memory the kernel's heap may take is asked for only when s1 goes there
     const positions = lmsCounts ? sa.subarray(m, 2 * m) : undefined;
-    const reducedOnKernel = names < m && (await sortReducedOnKernel(
-      reduced, names, sa.subarray(0, m), options.reducedWorkspace ?? free, options.threads ?? 1,
-      Math.min(options.heapLimit ?? MAX_HEAP_BYTES, MAX_HEAP_BYTES, availableMemory()), clock, positions,
-    ));
-    if (!reducedOnKernel && !solveReduced(reduced, sa, m, free, names)) continue;
+    const threads = options.threads ?? 1;
+    const heapLimit = Math.min(options.heapLimit ?? MAX_HEAP_BYTES, MAX_HEAP_BYTES, availableMemory());
+    const sorted = names < m ? await sortReducedOnKernel(
+      reduced, names, sa.subarray(0, m), options.reducedWorkspace ?? free, threads, heapLimit, clock, positions,
+      options.reducedU16,
+    ) : "port";
+    const reducedOnKernel = sorted !== "port";
+    let belowOnKernel = false;
+    if (!reducedOnKernel) {
+      const solved = await solveReducedAbove(reduced, sa, m, free, names, threads, heapLimit, clock);
+      if (solved === false) continue;
+      belowOnKernel = solved === "kernel";
+    }
     clock.lap(reducedOnKernel ? "s1 back" : "s1");
+    if (sorted === "u16" && positions) {
+      // the kernel's ranks, mapped here to the positions listed after naming
+      await gatherInPlace(sa.subarray(0, m), positions, threads);
+      clock.lap("map");
+    }
     if (rescan) {
       if (collect) await collectGarbage();
       scans = await WindowedScans.create(text, options);
       clock.lap("text to heap");
     }
+    // SA1's ranks are text positions already when s1's heap (or the gather above) mapped them;
+    // otherwise the positions are listed in s1's slots (free now) and gathered on every thread
+    let mapped = reducedOnKernel ? lmsCounts : undefined;
     try {
-      // SA1's ranks are text positions already when s1's heap mapped them
-      completeLevel(text, sa, n, fs, BYTE_ALPHABET, m, clock, scans, reducedOnKernel ? lmsCounts : undefined);
+      if (!mapped && scans) {
+        mapped = new Int32Array(BYTE_ALPHABET);
+        scans.listLms(text, reduced, mapped);
+        clock.lap("list");
+        await gatherInPlace(sa.subarray(0, m), reduced, threads);
+        clock.lap("map");
+      }
+      completeLevel(text, sa, n, fs, BYTE_ALPHABET, m, clock, scans, mapped);
     } finally {
       await scans?.close();
     }
     clock.line(`n ${n} m ${m} names ${names}`);
-    return { sa: new Uint32Array(sa.buffer, 0, n), reducedOnKernel };
+    return { sa: new Uint32Array(sa.buffer, 0, n), reducedOnKernel, reducedU16: sorted === "u16", belowOnKernel, m, names };
   }
 }
+
+/** How sortReducedOnKernel sorted s1: not at all (the port must), on the kernel as i32 (mapped to
+ * the positions when it was given them), or as u16 (ranks of s1, never mapped). */
+type ReducedSort = "port" | "i32" | "u16";
+
+/** Names up to which the kernel takes s1 as u16 (asm/sais.ts saisReduced16). */
+const U16_NAMES = 1 << 16;
 
 /**
  * out[0..m) = the suffix array of s1 (m names in [0, names)) by the kernel's saisReduced, with a
  * workspace of `fs` slots at first (doubled while a level asks for more); with `positions` (s1's
- * positions in the text), mapped to them. false, with nothing written, when s1 and a workspace of
- * 2 * names slots do not fit in heapLimit bytes.
+ * positions in the text), mapped to them. When s1's i32 slots do not fit but its names fit in 16
+ * bits, s1 goes to the heap as u16 (saisReduced16: 6m bytes instead of 8m, texts near 2^31 bytes),
+ * and the ranks come back unmapped (positions need the 4m bytes that s1 no longer frees). "port",
+ * with nothing written, when s1 and a workspace of 2 * names slots do not fit in heapLimit bytes.
  */
 async function sortReducedOnKernel(
   s1: Int32Array, names: number, out: Int32Array, fs: number, threads: number, heapLimit: number, clock?: PhaseClock,
-  positions?: Int32Array,
-): Promise<boolean> {
+  positions?: Int32Array, forceU16 = false,
+): Promise<ReducedSort> {
   const m = s1.length;
-  const bytesFor = (slots: number) => 4 * (2 * m + slots) + SAIS_HELPER_BYTES + KERNEL_HEAP_SLACK;
-  const fits = (slots: number) => bytesFor(slots) <= heapLimit;
-  fs = Math.max(fs, 2 * names, MIN_WORKSPACE);
-  if (!fits(fs)) fs = Math.floor((heapLimit - bytesFor(0)) / 4);
-  if (fs < 2 * names) return false;
+  const bytesFor = (slots: number, s1Bytes: number) => 4 * (m + slots) + s1Bytes + SAIS_HELPER_BYTES + KERNEL_HEAP_SLACK;
+  const least = Math.max(2 * names, MIN_WORKSPACE);
+  const narrow = (forceU16 || bytesFor(least, 4 * m) > heapLimit) && names <= U16_NAMES;
+  const s1Bytes = narrow ? 2 * m : 4 * m;
+  const fits = (slots: number) => bytesFor(slots, s1Bytes) <= heapLimit;
+  fs = Math.max(fs, least);
+  if (!fits(fs)) fs = Math.floor((heapLimit - bytesFor(0, s1Bytes)) / 4);
+  if (fs < 2 * names) return "port";
   // The port takes over when the system refuses the memory or the address space (ulimit -v) that
   // the heap needs; the helpers' workers, when what the heap leaves is too little for them.
   let executor: Executor | undefined;
   try {
-    const heap = new SharedHeap(bytesFor(fs));
+    const heap = new SharedHeap(bytesFor(fs, s1Bytes));
     // the kernel and team - 1 helpers, each on a worker
     const team = teamThatFits(saisTeam(m, threads), 1);
     const withHelper = team >= 2;
@@ -157,28 +204,31 @@ async function sortReducedOnKernel(
     const start = heap.used;
     for (;;) {
       heap.release(start);
-      const saPtr = heap.alloc(4 * (2 * m + fs));
+      const saPtr = heap.alloc(4 * (m + fs) + s1Bytes);
       const mailbox = heap.alloc(SAIS_HELPER_BYTES, 64);
-      heap.i32(saPtr + 4 * (m + fs), m).set(s1);
+      const s1Ptr = saPtr + 4 * (m + fs);
+      // (a Uint16Array takes each name modulo 2^16: exact, since names <= 2^16)
+      (narrow ? new Uint16Array(heap.memory.buffer, s1Ptr, m) : heap.i32(s1Ptr, m)).set(s1);
       clock?.lap("s1 to heap");
-      const status = await runWithHelper(executor, "saisReduced", [saPtr, m, fs, names], withHelper ? mailbox : 0, team);
+      const kernel = narrow ? "saisReduced16" : "saisReduced";
+      const status = await runWithHelper(executor, kernel, [saPtr, m, fs, names], withHelper ? mailbox : 0, team);
       clock?.lap("s1 sorted");
       if (status === 0) {
-        if (positions) {
+        const mapped = positions !== undefined && !narrow;
+        if (mapped) {
           // s1's slots are free now: the positions go there, and the ranks become positions
-          const positionsPtr = saPtr + 4 * (m + fs);
-          heap.i32(positionsPtr, m).set(positions);
-          await runWithHelper(executor, "saisMapRanks", [saPtr, positionsPtr, m], withHelper ? mailbox : 0, team);
+          heap.i32(s1Ptr, m).set(positions);
+          await runWithHelper(executor, "saisMapRanks", [saPtr, s1Ptr, m], withHelper ? mailbox : 0, team);
           clock?.lap("map");
         }
         out.set(heap.i32(saPtr, m));
-        return true;
+        return narrow ? "u16" : "i32";
       }
-      if (!fits(2 * fs)) return false;
+      if (!fits(2 * fs)) return "port";
       fs *= 2;
     }
   } catch (error) {
-    if (error instanceof SufsortError) return false;
+    if (error instanceof SufsortError) return "port";
     throw error;
   } finally {
     await executor?.close();
@@ -203,6 +253,28 @@ function bucketBounds(t: Text, n: number, sa: Int32Array, counts: number, bucket
       sum += count;
     }
   }
+}
+
+/**
+ * solveReduced for an s1 that the kernel cannot take (its heap would exceed 4 GiB: texts near
+ * 2^31 bytes whose names do not fit in 16 bits): this port runs s1's own level, whose reduced
+ * string s2 (about m / 3 symbols) then goes to the kernel, which sorts it several times faster.
+ * "kernel" when s2 went there, "port" when this port sorted everything, false when a level's
+ * buckets did not fit (as solveReduced).
+ */
+async function solveReducedAbove(
+  s1: Int32Array, sa: Int32Array, m: number, fs: number, names: number, threads: number, heapLimit: number, clock: PhaseClock,
+): Promise<"kernel" | "port" | false> {
+  if (names >= m || fs < names) return solveReduced(s1, sa, m, fs, names) && "port";
+  const { m: m2, names: names2 } = reduceLevel(s1, sa, m, fs, names);
+  clock.lap("s1 reduced");
+  const s2 = sa.subarray(m + fs - m2, m + fs);
+  const free2 = m + fs - 2 * m2;
+  const sorted = names2 < m2 ? await sortReducedOnKernel(s2, names2, sa.subarray(0, m2), free2, threads, heapLimit, clock) : "port";
+  if (sorted === "port" && !solveReduced(s2, sa, m2, free2, names2)) return false;
+  completeLevel(s1, sa, m, fs, names, m2);
+  clock.lap("s1 completed");
+  return sorted === "port" ? "port" : "kernel";
 }
 
 /** One level over t[0..n), using sa[0 .. n + fs); false when the buckets do not fit. */
@@ -325,12 +397,7 @@ function completeLevel(
   // placed below by block moves instead of a random text read each.
   const lmsCounts = mapped ?? (k <= LMS_COUNTS_MAX ? new Int32Array(k) : undefined);
   if (mapped) {
-    // sa[0..m) holds the sorted LMS positions already (sortReducedOnKernel mapped them)
-  } else if (scans) {
-    scans.listLms(t as Uint8Array, reduced, lmsCounts!);
-    clock?.lap("list");
-    for (let i = 0; i < m; i++) sa[i] = reduced[sa[i]];
-    clock?.lap("map");
+    // sa[0..m) holds the sorted LMS positions already (mapped by s1's heap or by the caller)
   } else {
     let j = m;
     let c1 = t[n - 1];

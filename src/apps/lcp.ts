@@ -4,7 +4,7 @@ import { collectGarbage, MAX_HEAP_BYTES, SharedHeap, sharedCopy, sharedU32, shar
 import type { BuildOptions } from "../engine/build.js";
 import { buildOfPlacement, readByRanges, type Placement, type TextSource } from "../engine/placement.js";
 import { verifyByWindows, verifyInHeapOn } from "../engine/verify.js";
-import { verifyLarge } from "../engine/verify-large.js";
+import { seenBitsBytes, verifyLarge } from "../engine/verify-large.js";
 import { createExecutor, defaultThreads, PlainSteps } from "../cpu/executor.js";
 import { lcpBlock, phiBlock, plcpBlock } from "./lcp-steps.js";
 import { forEachWindow, SA_WINDOW_ENTRIES } from "./windows.js";
@@ -174,7 +174,7 @@ export async function lcpOfGivenSuffixArray(
 ): Promise<Uint32Array> {
   const n = text.size;
   // text, SA and the verifier's scratch; the heap grows for Φ where it has room (lcpOverSuffixArray)
-  const heapBytes = 64 + 5 * n + ((n + 7) >>> 3) + (1 << 20);
+  const heapBytes = 64 + 5 * n + seenBitsBytes(n) + (1 << 20);
   if (heapBytes > MAX_HEAP_BYTES) {
     let plain = text.bytes;
     if (plain === undefined) {

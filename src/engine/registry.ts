@@ -2,6 +2,7 @@
 import type { SharedHeap } from "../cpu/memory.js";
 import type { Kernels } from "../cpu/wasm.js";
 import type { Executor } from "../cpu/executor.js";
+import { seenBitsBytes } from "./verify-large.js";
 import type { GpuContext } from "../gpu/device.js";
 import type { ProducePiece } from "../gpu/algorithms/io.js";
 
@@ -128,7 +129,7 @@ export const TEXT_PADDING = 16;
 /** Heap bytes a build of n bytes with `sorter` needs (text + SA region + verifier scratch). Here,
  * beside scratchBytes, so that the engine policy (choice.ts) and the builds (build.ts) share it. */
 export function heapBytesFor(n: number, sorter: SuffixSorter): number {
-  return 64 + align64(n + TEXT_PADDING) + 4 * n + align64(sorter.scratchBytes(n)) + align64(Math.ceil(n / 8)) + 4096;
+  return 64 + align64(n + TEXT_PADDING) + 4 * n + align64(sorter.scratchBytes(n)) + align64(seenBitsBytes(n)) + 4096;
 }
 
 function align64(x: number): number {

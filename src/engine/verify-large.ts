@@ -2,12 +2,18 @@
 // WebAssembly memory (n above ~800 MB). The same checks and verdicts; its two order checks share one pass.
 import type { Verdict } from "./verify.js";
 
+/** Bytes of the verifier's bitmap of SA entries seen (a bit per position; every verifier, in the
+ * heap or here, sizes it with this: n + 7 overflows 32-bit shifts near 2^31). */
+export function seenBitsBytes(n: number): number {
+  return Math.ceil(n / 8);
+}
+
 export function verifyLarge(t: Uint8Array, sa: Uint32Array): Verdict {
   const n = t.length;
   if (sa.length !== n) {
     return { ok: false, kind: "length", position: Math.min(sa.length, n), message: `SA has ${sa.length} entries; the text has ${n} bytes` };
   }
-  const seen = new Uint8Array((n + 7) >>> 3);
+  const seen = new Uint8Array(seenBitsBytes(n));
   for (let k = 0; k < n; k++) {
     const s = sa[k];
     if (s >= n) return { ok: false, kind: "range", position: k, message: `SA[${k}] = ${s} is out of range (n = ${n})` };

@@ -1,6 +1,6 @@
 // Runs the linear verifier (asm/verify.ts) on a text and SA and turns its record into a message.
 import { MAX_HEAP_BYTES, SharedHeap } from "../cpu/memory.js";
-import { verifyLarge } from "./verify-large.js";
+import { seenBitsBytes, verifyLarge } from "./verify-large.js";
 import { instantiate, type Kernels } from "../cpu/wasm.js";
 import { bucketStarts, slotsByBlock, splitRange, TASKS_PER_THREAD } from "../apps/blocks.js";
 import { createExecutor, MAX_THREADS, type Executor } from "../cpu/executor.js";
@@ -24,7 +24,7 @@ export function verifyInHeap(heap: SharedHeap, kernels: Kernels, textPtr: number
   const k = kernels as unknown as VerifyKernels;
   const mark = heap.used;
   try {
-    const bits = heap.alloc(Math.ceil(n / 8));
+    const bits = heap.alloc(seenBitsBytes(n));
     const buckets = heap.alloc(1024);
     const result = heap.alloc(8);
     const kind = k.verifySuffixArray(textPtr, saPtr, n, bits, buckets, result) >>> 0;
@@ -66,14 +66,15 @@ export async function verifyInHeapOn(
   heap: SharedHeap, runner: Executor, textPtr: number, saPtr: number, n: number, minBlock = MIN_VERIFY_BLOCK,
 ): Promise<Verdict> {
   const blocks = splitRange(n, runner.threads * TASKS_PER_THREAD, minBlock);
-  const scratch = Math.ceil(n / 8) + 128 + 2048 * blocks.length;
+  const bitsBytes = seenBitsBytes(n);
+  const scratch = bitsBytes + 128 + 2048 * blocks.length;
   if (runner.threads === 1 || blocks.length === 1 || !heap.fits(scratch)) return verifyInHeap(heap, runner.kernels, textPtr, saPtr, n);
   const mark = heap.used;
   const faulty = async (kernel: string, calls: number[][]) => (await runner.map(kernel, calls)).some((r) => r !== 0);
   let fault = false;
   try {
-    const bits = heap.alloc(Math.ceil(n / 8));
-    heap.u8(bits, Math.ceil(n / 8)).fill(0);
+    const bits = heap.alloc(bitsBytes);
+    heap.u8(bits, bitsBytes).fill(0);
     fault = await faulty("verifyMarkBlock", blocks.map(([k0, k1]) => [saPtr, n, bits, k0, k1]));
     // check 2, and each block's counts of the predecessors' bytes (for check 3's next slots)
     const predecessors = heap.alloc(1024 * blocks.length);
@@ -128,7 +129,7 @@ export async function verifyByWindows(text: Uint8Array, sa: Uint32Array, threads
   const w = Math.max(1, Math.min(window ?? Math.max(1 << 20, Math.floor((2 * VERIFY_WINDOW) / threads)), n));
   const windows = Math.ceil(n / w);
   const slots = Math.min(threads, windows);
-  const bitsBytes = Math.ceil(n / 8);
+  const bitsBytes = seenBitsBytes(n);
   const slotBytes = 4 * (w + 1) + 4 * w + 2048 + 3 * 64;
   const bytes = 64 + n + 64 + bitsBytes + 64 + slots * slotBytes + 1024;
   if (bytes > MAX_HEAP_BYTES) return undefined;
@@ -236,7 +237,7 @@ export async function verifyInFreshHeapOn(
 
 function freshVerifyHeap(n: number, fill: (heap: SharedHeap, textPtr: number, saPtr: number) => void): { heap: SharedHeap; textPtr: number; saPtr: number } | undefined {
   // the block kernels' counts take 2 KiB a block: at most MAX_THREADS * TASKS_PER_THREAD blocks
-  const bytes = 64 + n + 4 * n + Math.ceil(n / 8) + 8192 + 2048 * MAX_THREADS * TASKS_PER_THREAD;
+  const bytes = 64 + n + 4 * n + seenBitsBytes(n) + 8192 + 2048 * MAX_THREADS * TASKS_PER_THREAD;
   if (bytes > MAX_HEAP_BYTES) return undefined;
   const heap = new SharedHeap(bytes);
   const textPtr = heap.alloc(n);

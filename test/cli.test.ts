@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { packagePath } from "../src/paths.js";
 import { generate } from "../src/bench/inputs.js";
+import { divsufsortDriver } from "../src/bench/peers.js";
 import { doublingSuffixArray, naiveSuffixArray, randomText } from "./support/inputs.js";
 import { placedThreads, resolveSorter } from "../src/engine/build.js";
 import { tempDirs } from "./support/temp.js";
@@ -421,6 +422,21 @@ describe("sufsort bench", () => {
     expect(paired).toBeGreaterThan(0);
     expect(sais.peerMbPerSec).toBeCloseTo(65536 / 1e6 / paired, 6);
     expect(sais.ratio).toBeCloseTo((sais.mbPerSec as number) / (sais.peerMbPerSec as number), 6);
+  });
+
+  it("the peer driver, with its SA touched first or --cold, writes the SA that build writes", () => {
+    const dir = tmp();
+    const input = join(dir, "t");
+    writeFileSync(input, randomText(50_000, 4, 44));
+    expect(sufsort("build", input, "-o", join(dir, "ours.sa")).code).toBe(0);
+    const ours = readFileSync(join(dir, "ours.sa"));
+    for (const extra of [[], ["--cold"]]) {
+      const r = spawnSync(divsufsortDriver(), [input, "2", "--out", join(dir, "peer.sa"), ...extra], { encoding: "utf8" });
+      expect(r.status, r.stderr).toBe(0);
+      expect((JSON.parse(r.stdout) as { n: number; seconds: number[] }).seconds).toHaveLength(2);
+      expect(readFileSync(join(dir, "peer.sa")).equals(ours), extra.join(" ")).toBe(true);
+    }
+    expect(spawnSync(divsufsortDriver(), [input, "1", "--warm"], { encoding: "utf8" }).status).toBe(1);
   });
 
   it("generates runs and dnaruns: seeded runs of the stated symbols and lengths", () => {

@@ -13,7 +13,8 @@ export interface PeerTiming {
   seconds: number[];
 }
 
-function driverPath(): string {
+/** The compiled peer driver (bench/peers/divsufsort.c), compiled first when missing or older than its source. */
+export function divsufsortDriver(): string {
   const src = packagePath("bench", "peers", "divsufsort.c");
   if (!existsSync(src)) throw failure(`peer driver source missing: ${src}`);
   for (const dir of [packagePath("bench", "peers", "build"), join(tmpdir(), "sufsort-peers")]) {
@@ -43,7 +44,7 @@ export interface DivsufsortPeer {
 }
 
 export function openDivsufsort(input: BenchInput): DivsufsortPeer {
-  const bin = driverPath();
+  const bin = divsufsortDriver();
   let tmp: string | undefined;
   if (input.path === undefined) {
     tmp = join(tmpdir(), `sufsort-bench-${process.pid}-${input.name}`);

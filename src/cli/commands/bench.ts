@@ -59,7 +59,8 @@ export const benchCommand: Command = {
 Times suffix-array construction (median of R runs, construction only: no I/O) and prints a table:
 input, n, engine, algo, threads, seconds, MB/s (1 MB = 10^6 bytes). With --peer divsufsort, libdivsufsort
 2.0.1 (Debian libdivsufsort-dev; our driver bench/peers/divsufsort.c is compiled on first use) is
-timed on the same inputs in the same run and the ratio ours/peer is printed. A row whose algorithm
+timed on the same inputs in the same run and the ratio ours/peer is printed (the driver touches its
+SA's pages before its clock starts, as ours are touched by the untimed first build below). A row whose algorithm
 handed the input over (range, where doubling degenerates) names both, e.g. "range -> sais", and
 --json gives the reason as "handOver". Every row starts with
 one untimed build (the worker pool's start, the heap's first touch; for GPU algorithms shader

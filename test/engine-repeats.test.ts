@@ -2,12 +2,12 @@
 // the same anchors, at 1, 2 and 3 threads; and auto's use of it: range on few threads hands
 // texts with copies far apart to SA-IS before it starts (choice.ts, LONG_REPEAT_SHARE).
 import { afterAll, describe, expect, it } from "vitest";
-import { SharedHeap } from "../src/cpu/memory.js";
+import { firstTouchMicros, SharedHeap } from "../src/cpu/memory.js";
 import { createExecutor, type Executor } from "../src/cpu/executor.js";
 import { ANCHORS_AIMED, longRepeatShare } from "../src/engine/repeats.js";
 import { buildSuffixArray, closePlaced, placeBytes, resolveSorter, routePlacedByRepeats } from "../src/engine/build.js";
 import {
-  AUTO_GPU_MIN_BYTES_OVER_RANGE, AUTO_RANGE_MIN_BYTES, AUTO_RANGE_MIN_THREADS, LONG_REPEAT_HAND_OVER_SHARE, LONG_REPEAT_MIN_ANCHORS, LONG_REPEAT_SHARE, planEngine, routeByRepeats, traitsOf,
+  AUTO_GPU_MIN_BYTES_OVER_RANGE, AUTO_RANGE_MIN_BYTES, AUTO_RANGE_MIN_THREADS, LONG_REPEAT_HAND_OVER_SHARE, LONG_REPEAT_MIN_ANCHORS, LONG_REPEAT_SHARE, planEngine, routeByRepeats, SLOW_FIRST_TOUCH_MICROS, traitsOf,
 } from "../src/engine/choice.js";
 import { fibonacci, periodic, randomText, repeatedByte, rng } from "./support/inputs.js";
 
@@ -239,8 +239,54 @@ describe("auto and the long-repeat scan", () => {
     expect(Buffer.from(built.sa.buffer, built.sa.byteOffset, built.sa.byteLength).equals(Buffer.from(reference.sa.buffer, reference.sa.byteOffset, reference.sa.byteLength))).toBe(true);
 
     const randomDna = randomText(1_800_000, 4, 23);
-    const plain = await buildSuffixArray(randomDna, { threads: 2 });
+    const plain = await withFirstTouch("0", () => buildSuffixArray(randomDna, { threads: 2 }));
     expect(plain.algo).toBe("range");
     expect(plain.reason).toMatch(/0\.00 of \d+ sampled positions/);
   });
+
+  it("sends random text to SA-IS on few threads where a fresh page is slow to touch", async () => {
+    const plan = planEngine({ engine: "auto", n: 16 << 20, threads: 2, gpu: "none", traits: random });
+    const at = (firstTouchMicros?: number) => routeByRepeats(plan, { share: 0, share64: 0, anchors: 8192, ms: 1, ...(firstTouchMicros === undefined ? {} : { firstTouchMicros }) });
+    expect(at(SLOW_FIRST_TOUCH_MICROS).sorter.name).toBe("sais");
+    expect(at(SLOW_FIRST_TOUCH_MICROS).reason).toMatch(/a fresh page takes 8\.0 µs to touch here.*: sais; 0\.00 of 8192/);
+    expect(at(SLOW_FIRST_TOUCH_MICROS - 0.1).sorter.name).toBe("range");
+    expect(at().sorter.name).toBe("range");
+    // on many threads range stays (its repeatAlgo, if any, is the GPU's)
+    const many = planEngine({ engine: "auto", n: AUTO_GPU_MIN_BYTES_OVER_RANGE, threads: AUTO_RANGE_MIN_THREADS, gpu: "hardware", traits: random });
+    expect(routeByRepeats(many, { share: 0, share64: 0, anchors: 8192, ms: 1, firstTouchMicros: 100 }).sorter.name).toBe("range");
+
+    const randomDna = randomText(1_800_000, 4, 23);
+    const slow = await withFirstTouch("100", () => buildSuffixArray(randomDna, { threads: 2 }));
+    expect(slow.algo).toBe("sais");
+    expect(slow.reason).toMatch(/a fresh page takes 100\.0 µs to touch here/);
+    const reference = await buildSuffixArray(randomDna, { algo: "sais", threads: 1 });
+    expect(Buffer.from(slow.sa.buffer, slow.sa.byteOffset, slow.sa.byteLength).equals(Buffer.from(reference.sa.buffer, reference.sa.byteOffset, reference.sa.byteLength))).toBe(true);
+    // an explicit --algo range is never routed
+    expect((await withFirstTouch("100", () => buildSuffixArray(randomDna, { algo: "range", threads: 2 }))).algo).toBe("range");
+  });
+
+  it("times the first touch of fresh heap pages, leaving them zero", async () => {
+    await withFirstTouch(undefined, async () => {
+      const heap = new SharedHeap(8 << 20);
+      const micros = firstTouchMicros(heap, 1 << 20, 1 << 20);
+      expect(micros).toBeGreaterThan(0);
+      expect(heap.u8(1 << 20, 1 << 20).every((b) => b === 0)).toBe(true);
+      expect(firstTouchMicros(heap, 1 << 20, 4096 * 15)).toBe(0); // too few pages to tell
+      expect(firstTouchMicros(heap, heap.memory.buffer.byteLength - 4096, 1 << 20)).toBe(0); // past the memory's end
+    });
+    expect(await withFirstTouch("2.5", async () => firstTouchMicros(new SharedHeap(1 << 20), 0, 1 << 20))).toBe(2.5);
+  });
 });
+
+/** Runs `f` with SUFSORT_FIRST_TOUCH_MICROS set to `value` (undefined: unset), as it was after. */
+async function withFirstTouch<T>(value: string | undefined, f: () => Promise<T>): Promise<T> {
+  const before = process.env.SUFSORT_FIRST_TOUCH_MICROS;
+  if (value === undefined) delete process.env.SUFSORT_FIRST_TOUCH_MICROS;
+  else process.env.SUFSORT_FIRST_TOUCH_MICROS = value;
+  try {
+    return await f();
+  } finally {
+    if (before === undefined) delete process.env.SUFSORT_FIRST_TOUCH_MICROS;
+    else process.env.SUFSORT_FIRST_TOUCH_MICROS = before;
+  }
+}

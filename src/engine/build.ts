@@ -2,12 +2,12 @@
 // verify. Every build goes through here: the CLI, the one-shot API, long-lived engines, bench.
 // Heap layout (host-owned): [text: n bytes + 16 zero bytes][SA: n u32 + the algorithm's scratch,
 // contiguous][verifier scratch].
-import { availableMemory, checkAvailable, collectGarbage, SharedHeap, MAX_HEAP_BYTES, sharedU32 } from "../cpu/memory.js";
+import { availableMemory, checkAvailable, collectGarbage, firstTouchMicros, SharedHeap, MAX_HEAP_BYTES, sharedU32 } from "../cpu/memory.js";
 import type { Kernels } from "../cpu/wasm.js";
 import { checkThreads, createExecutor, defaultThreads, type Executor } from "../cpu/executor.js";
 import { failure, SufsortError, usageError, limitError } from "../errors.js";
 import { getSorter, heapBytesFor, listSorters, TEXT_PADDING, type BuildContext, type DeviceSuffixArrayConsumer, type EngineKind, type Overlap, type SuffixSorter } from "./registry.js";
-import { describeRepeats, hasLongRepeats, planEngine, routeByRepeats, routeByText, traitsOf, wantsGpu, type EngineChoice, type EnginePlan, type TextTraits } from "./choice.js";
+import { describeRepeats, FIRST_TOUCH_PROBE_BYTES, hasLongRepeats, planEngine, routeByRepeats, routeByText, traitsOf, wantsGpu, type EngineChoice, type EnginePlan, type TextTraits } from "./choice.js";
 import { longRepeatShare } from "./repeats.js";
 import { verifyByWindows, verifyInHeapOn, type Verdict } from "./verify.js";
 import { verifyLarge } from "./verify-large.js";
@@ -349,8 +349,12 @@ export function scansRepeats(plan: EnginePlan): boolean {
 export async function routePlacedByRepeats(placed: PlacedText, plan: EnginePlan, traits: TextTraits, options: BuildOptions = {}): Promise<RepeatRouting> {
   const none = { release() {} };
   if (!scansRepeats(plan)) return { plan, ...none };
+  // range on few threads only because the text looks random: what a fresh page costs here decides too
+  // (measured on the pages after the text, before the scan's table takes them)
+  const probe = plan.repeatAlgo !== undefined && getSorter(plan.repeatAlgo)?.engine === "cpu";
+  const firstTouch = probe ? { firstTouchMicros: firstTouchMicros(placed.heap, placed.heap.used, FIRST_TOUCH_PROBE_BYTES) } : {};
   const t0 = performance.now();
-  const repeats = { ...(await longRepeatShare(placed.executor, placed.textPtr, placed.n)), ms: performance.now() - t0 };
+  const repeats = { ...(await longRepeatShare(placed.executor, placed.textPtr, placed.n)), ms: performance.now() - t0, ...firstTouch };
   const onCpu = (why = "") => {
     const routed = routeByRepeats(plan, repeats);
     switchSorter(placed, routed.sorter);

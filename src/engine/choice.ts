@@ -21,7 +21,8 @@
 // to SA-IS after its first rounds), whatever the threads, and where range's heap (about 25n bytes)
 // exceeds the memory the process may still use (EngineRequest.memory). A range plan is still subject to the
 // placed text's long-repeat scan (src/engine/repeats.ts): on fewer than AUTO_RANGE_MIN_THREADS
-// threads long repeats send it to SA-IS (EnginePlan.repeatAlgo, LONG_REPEAT_SHARE), on more a
+// threads long repeats, or memory whose first touch is slow (SLOW_FIRST_TOUCH_MICROS), send it to
+// SA-IS (EnginePlan.repeatAlgo, LONG_REPEAT_SHARE), on more a
 // random-looking text of AUTO_GPU_MIN_BYTES_OVER_RANGE or more to the GPU, and on any a text that
 // range would hand over to SA-IS at once (EnginePlan.handOverAlgo, LONG_REPEAT_HAND_OVER_SHARE).
 //
@@ -174,6 +175,27 @@ export const LONG_REPEAT_SHARE = 0.3;
  * 11.84, 13.72 -> 12.69, 11.00.
  */
 export const LONG_REPEAT_HAND_OVER_SHARE = HAND_OVER_SHARE;
+/**
+ * range's heap is about 25 bytes per input byte, SA-IS's about 6, and a one-shot build touches every
+ * page of it for the first time. Where that is slow, range's lead on few threads is gone: on the
+ * 2-core VM a fresh page costs 15-17 µs (4 s per GiB), and one-shot `build --threads 2` took, s,
+ * SA-IS against range (2026-11-30): random DNA 64 MiB 4.56-4.64 against 5.79-6.07 (range's warm
+ * runs: 1.2 s against 3.1), 8 MiB 0.54 against 0.61-0.67, random bytes 32 MiB 2.33-2.43 against
+ * 3.19-3.31, E. coli 0.34-0.35 against 0.39, x-ray 0.60-0.63 against 0.66-0.77; 26 random symbols
+ * 32 MiB 3.22-3.56 against 2.99-3.16, the one such input range still led. On an H200 host, where a
+ * page costs 2.3-3.3 µs, range led every one of them at 2 threads: DNA 64 MiB 2.00-2.64 against
+ * 4.83-4.95, 8 MiB 0.28-0.31 against 0.45-0.47, random bytes 1.31-1.35 against 2.22-2.26, x-ray
+ * 0.40-0.48 against 0.54-0.71, E. coli 0.19-0.29 against 0.38-0.41. From the VM's figures the
+ * break-even is about 9 µs on random DNA (range's one-shot grows 0.31 s per µs, SA-IS's 0.10) and
+ * 12 on x-ray. So before range runs a random-looking text on fewer than AUTO_RANGE_MIN_THREADS
+ * threads, FIRST_TOUCH_PROBE_BYTES of the fresh heap after the text are touched and timed
+ * (cpu/memory.ts firstTouchMicros), and from SLOW_FIRST_TOUCH_MICROS per page SA-IS runs instead
+ * (EnginePlan.repeatAlgo). A long-lived engine's heap, touched by the builds before, measures fast
+ * and keeps range.
+ */
+export const SLOW_FIRST_TOUCH_MICROS = 8;
+export const FIRST_TOUCH_PROBE_BYTES = 1 << 20;
+
 /** Fewest anchors the share is trusted on (a text of at least AUTO_RANGE_MIN_BYTES has ~8192). */
 export const LONG_REPEAT_MIN_ANCHORS = 256;
 
@@ -219,8 +241,9 @@ export interface EnginePlan {
   /** Where routeByText sends the build once the text is seen to be periodic; absent: nowhere else. */
   periodicAlgo?: string;
   /** Where the build goes when the placed text's long-repeat share reaches LONG_REPEAT_SHARE
-   * (routeByRepeats; a GPU algorithm only when a hardware GPU is found then); absent: the share
-   * is not asked. */
+   * (routeByRepeats; a GPU algorithm only when a hardware GPU is found then), and, when it is a CPU
+   * algorithm, when a fresh page of the build's heap is slow to touch (SLOW_FIRST_TOUCH_MICROS);
+   * absent: neither is asked. */
   repeatAlgo?: string;
   /** Where the build goes when the scan finds that range would hand the text over (at least
    * LONG_REPEAT_HAND_OVER_SHARE of the sampled positions share 64 bytes with another); absent: not asked. */
@@ -343,6 +366,8 @@ export interface LongRepeats {
   share64: number;
   anchors: number;
   ms: number;
+  /** µs per page that a first touch of the build's heap took (SLOW_FIRST_TOUCH_MICROS); absent: not measured. */
+  firstTouchMicros?: number;
 }
 
 /** Whether the scan found enough long repeats to take a plan's repeatAlgo. */
@@ -372,6 +397,11 @@ export function routeByRepeats(plan: EnginePlan, repeats: LongRepeats): EnginePl
   const found = describeRepeats(repeats);
   if (repeatAlgo !== undefined && sorterOf(repeatAlgo).engine === "cpu" && hasLongRepeats(repeats)) {
     return { ...rest, sorter: sorterOf(repeatAlgo), reason: `${plan.reason}, but ${found}: ${repeatAlgo}` };
+  }
+  const touch = repeats.firstTouchMicros;
+  if (repeatAlgo !== undefined && sorterOf(repeatAlgo).engine === "cpu" && touch !== undefined && touch >= SLOW_FIRST_TOUCH_MICROS) {
+    const why = `a fresh page takes ${touch.toFixed(1)} µs to touch here, more than range's heap (about 25 bytes per input byte) saves`;
+    return { ...rest, sorter: sorterOf(repeatAlgo), reason: `${plan.reason}, but ${why}: ${repeatAlgo}; ${found}` };
   }
   if (handOverAlgo !== undefined && wouldHandOver(repeats)) {
     return { ...rest, sorter: sorterOf(handOverAlgo), reason: `${plan.reason}, but ${found}, so range would hand it over: ${handOverAlgo}` };

@@ -26,7 +26,9 @@ Options:
   --engine E         auto (default), cpu, gpu or hybrid:
                        cpu     range for a text of 1 MiB or more on 8+ threads, or on 2+ when
                                it looks random and, scanned whole, has few repeats far apart
-                               (under 30% of sampled 32-byte strings found again); else sais,
+                               (under 30% of sampled 32-byte strings found again), where a
+                               fresh page of memory takes under 8 µs to touch (timed on 1 MiB;
+                               SUFSORT_FIRST_TOUCH_MICROS sets it); else sais,
                                and sais on any threads for a text hard for doubling (periodic,
                                or most sampled 64-byte strings repeated) or where range's memory
                                (about 25 bytes per input byte) exceeds what is available

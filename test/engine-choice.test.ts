@@ -150,15 +150,16 @@ describe("planEngine", () => {
     expect(wantsGpu("auto", undefined, AUTO_GPU_MIN_BYTES_OVER_SAIS, many, undefined, undefined)).toBe(false);
   });
 
-  it("on 2 to 7 threads range takes texts that look random, SA-IS the rest", () => {
+  it("on 1 to 7 threads range takes texts that look random, SA-IS the rest", () => {
     const dna = { periodic: false, random: true, hardForDoubling: false };
     const text = { periodic: false, random: false, hardForDoubling: false };
     const randomBytes = { periodic: false, random: true, hardForDoubling: false };
-    expect(AUTO_RANGE_MIN_THREADS_RANDOM).toBe(2);
+    expect(AUTO_RANGE_MIN_THREADS_RANDOM).toBe(1);
     expect(plan({ engine: "cpu", threads: 2, n: 16 * MiB, traits: randomBytes })).toBe("range");
     expect(plan({ engine: "cpu", threads: 2, n: 16 * MiB, traits: dna })).toBe("range");
     expect(plan({ engine: "cpu", threads: 2, n: 16 * MiB, traits: text })).toBe("sais");
-    expect(plan({ engine: "cpu", threads: 1, n: 16 * MiB, traits: dna })).toBe("sais");
+    expect(plan({ engine: "cpu", threads: 1, n: 16 * MiB, traits: dna })).toBe("range");
+    expect(plan({ engine: "cpu", threads: 1, n: 16 * MiB, traits: text })).toBe("sais");
     expect(plan({ engine: "cpu", threads: 2, n: AUTO_RANGE_MIN_BYTES - 1, traits: dna })).toBe("sais");
     expect(plan({ engine: "cpu", threads: 2, n: rangeMaxLength + 1, traits: dna })).toBe("sais");
     expect(plan({ n: AUTO_GPU_MIN_BYTES_OVER_SAIS - 1, threads: 2, gpu: "hardware", traits: dna })).toBe("range");

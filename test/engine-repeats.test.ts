@@ -7,7 +7,7 @@ import { createExecutor, type Executor } from "../src/cpu/executor.js";
 import { ANCHORS_AIMED, longRepeatShare } from "../src/engine/repeats.js";
 import { buildSuffixArray, closePlaced, placeBytes, resolveSorter, routePlacedByRepeats } from "../src/engine/build.js";
 import {
-  AUTO_GPU_MIN_BYTES_OVER_RANGE, AUTO_RANGE_MIN_BYTES, AUTO_RANGE_MIN_THREADS, LONG_REPEAT_HAND_OVER_SHARE, LONG_REPEAT_MIN_ANCHORS, LONG_REPEAT_SHARE, planEngine, routeByRepeats, SLOW_FIRST_TOUCH_MICROS, traitsOf,
+  AUTO_GPU_MIN_BYTES_OVER_RANGE, AUTO_RANGE_MIN_BYTES, AUTO_RANGE_MIN_THREADS, LONG_REPEAT_HAND_OVER_SHARE, LONG_REPEAT_MIN_ANCHORS, LONG_REPEAT_SHARE, LONG_REPEAT_SHARE_ONE_THREAD, planEngine, routeByRepeats, SLOW_FIRST_TOUCH_MICROS, traitsOf,
 } from "../src/engine/choice.js";
 import { fibonacci, periodic, randomText, repeatedByte, rng } from "./support/inputs.js";
 
@@ -242,6 +242,20 @@ describe("auto and the long-repeat scan", () => {
     const plain = await withFirstTouch("0", () => buildSuffixArray(randomDna, { threads: 2 }));
     expect(plain.algo).toBe("range");
     expect(plain.reason).toMatch(/0\.00 of \d+ sampled positions/);
+  });
+
+  it("on one thread switches to SA-IS from LONG_REPEAT_SHARE_ONE_THREAD", () => {
+    const one = planEngine({ engine: "auto", n: 16 << 20, threads: 1, gpu: "none", traits: random });
+    expect(one.sorter.name).toBe("range");
+    expect(one.longRepeatShare).toBe(LONG_REPEAT_SHARE_ONE_THREAD);
+    const at = (share: number) => routeByRepeats(one, { share, share64: share, anchors: 8192, ms: 1 });
+    expect(at(LONG_REPEAT_SHARE_ONE_THREAD).sorter.name).toBe("sais");
+    expect(at(LONG_REPEAT_SHARE_ONE_THREAD).longRepeatShare).toBeUndefined();
+    expect(at(LONG_REPEAT_SHARE_ONE_THREAD - 0.01).sorter.name).toBe("range");
+    // on two threads the same share keeps range
+    const two = planEngine({ engine: "auto", n: 16 << 20, threads: 2, gpu: "none", traits: random });
+    expect(two.longRepeatShare).toBeUndefined();
+    expect(routeByRepeats(two, { share: LONG_REPEAT_SHARE_ONE_THREAD, share64: 0, anchors: 8192, ms: 1 }).sorter.name).toBe("range");
   });
 
   it("sends random text to SA-IS on few threads where a fresh page is slow to touch", async () => {

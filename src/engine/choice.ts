@@ -15,14 +15,14 @@
 //                              looking texts stay on range up to its limit
 //
 // The CPU algorithm: range (parallel doubling) with at least AUTO_RANGE_MIN_THREADS threads, or
-// with 2 or more on random-looking texts (TextTraits.random), on inputs from
+// with fewer on random-looking texts (TextTraits.random), on inputs from
 // AUTO_RANGE_MIN_BYTES up to range's limit; SA-IS otherwise (linear, no input-size limit below 2^31),
 // and on texts where doubling degenerates (TextTraits.hardForDoubling: range would hand them over
 // to SA-IS after its first rounds), whatever the threads, and where range's heap (about 25n bytes)
 // exceeds the memory the process may still use (EngineRequest.memory). A range plan is still subject to the
 // placed text's long-repeat scan (src/engine/repeats.ts): on fewer than AUTO_RANGE_MIN_THREADS
 // threads long repeats, or memory whose first touch is slow (SLOW_FIRST_TOUCH_MICROS), send it to
-// SA-IS (EnginePlan.repeatAlgo, LONG_REPEAT_SHARE), on more a
+// SA-IS (EnginePlan.repeatAlgo, LONG_REPEAT_SHARE; LONG_REPEAT_SHARE_ONE_THREAD on one), on more a
 // random-looking text of AUTO_GPU_MIN_BYTES_OVER_RANGE or more to the GPU, and on any a text that
 // range would hand over to SA-IS at once (EnginePlan.handOverAlgo, LONG_REPEAT_HAND_OVER_SHARE).
 //
@@ -74,9 +74,15 @@ export const AUTO_RANGE_MIN_THREADS = 8;
  * threads built 64 MiB of random DNA in 1.31 s, SA-IS in 8.80 s (bench/results/history.md, section
  * 2, fifth session), and random text of 16-256 symbols 2.2-4.3x faster (RANDOM_REPEAT_SHARE). On
  * the corpus's texts range at 2 threads ranged from 0.45x (nci) to 2.3x (ecoli) of SA-IS's speed;
- * the test sends the two that range led (ecoli, x-ray) to range and the rest to SA-IS.
+ * the test sends the two that range led (ecoli, x-ray) to range and the rest to SA-IS. On one
+ * thread too (2026-11-30): on an H200 host, pinned to one core, one-shot `build --threads 1`, s,
+ * range against SA-IS: DNA 64 MiB 2.79-2.89 against 5.68-5.78 (auto, with its scan for repeats:
+ * 2.97-2.99), random bytes 32 MiB 1.89-2.01 against 2.34-2.37, 26 symbols 32 MiB 1.61-1.65 against
+ * 3.03-3.41, DNA 8 MiB 0.32-0.37 against 0.44-0.45, 4 MiB 0.16 against 0.22, x-ray 0.41-0.48
+ * against 0.52, E. coli 0.21-0.22 against 0.24-0.25. Where a fresh page is slow to touch (the 2-core
+ * VM) SLOW_FIRST_TOUCH_MICROS sends such builds to SA-IS, which led there on one thread as on two.
  */
-export const AUTO_RANGE_MIN_THREADS_RANDOM = 2;
+export const AUTO_RANGE_MIN_THREADS_RANDOM = 1;
 /** ... on inputs of at least this many bytes (below, SA-IS is done before a worker pool starts). */
 export const AUTO_RANGE_MIN_BYTES = 1 << 20;
 
@@ -155,6 +161,14 @@ const HARD_GRAM = 64;
  * range handed it over after 2.04 s, SA-IS 0.95. Random texts, E. coli and x-ray: 0.00-0.01.
  */
 export const LONG_REPEAT_SHARE = 0.3;
+/**
+ * The same on one thread, where range's lead shrinks (range gains 1.6-2x from a second thread, SA-IS
+ * with its helper 1.1-1.4x): random DNA with copies of 100 KB at the end of every MiB (`--gen
+ * dnarep`, share 0.19), H200 host, one-shot `build --threads 1`: SA-IS 3.37-4.27 s, range 4.58-5.57
+ * (auto, range then: 4.12-4.56). One input; the 2-thread break-even (between 0.19 and 0.24 above),
+ * scaled by those gains, puts it near 0.15.
+ */
+export const LONG_REPEAT_SHARE_ONE_THREAD = 0.15;
 /*
  * On AUTO_RANGE_MIN_THREADS or more, a random-looking text stays on range up to its limit (the
  * exemption above); with long repeats it takes the GPU threshold of other text instead
@@ -245,6 +259,9 @@ export interface EnginePlan {
    * algorithm, when a fresh page of the build's heap is slow to touch (SLOW_FIRST_TOUCH_MICROS);
    * absent: neither is asked. */
   repeatAlgo?: string;
+  /** The long-repeat share from which repeatAlgo takes over (default LONG_REPEAT_SHARE;
+   * LONG_REPEAT_SHARE_ONE_THREAD on one thread). */
+  longRepeatShare?: number;
   /** Where the build goes when the scan finds that range would hand the text over (at least
    * LONG_REPEAT_HAND_OVER_SHARE of the sampled positions share 64 bytes with another); absent: not asked. */
   handOverAlgo?: string;
@@ -311,7 +328,8 @@ export function planEngine(req: EngineRequest): EnginePlan {
   const onCpu = `${cpu} for ${n} bytes on ${threads} thread${threads === 1 ? "" : "s"}${hard}${random}${short}`;
   // range on few threads only because the windows looked random: repeats far apart may undo that;
   // on any threads, a text that range would hand over goes to SA-IS at once
-  const repeats = cpu === "range" ? { ...(threads < AUTO_RANGE_MIN_THREADS ? { repeatAlgo: "sais" } : {}), handOverAlgo: "sais" } : {};
+  const fewThreads = threads < AUTO_RANGE_MIN_THREADS ? { repeatAlgo: "sais", ...(threads === 1 ? { longRepeatShare: LONG_REPEAT_SHARE_ONE_THREAD } : {}) } : {};
+  const repeats = cpu === "range" ? { ...fewThreads, handOverAlgo: "sais" } : {};
   if (engine === "cpu") return { sorter: sorterOf(cpu), reason: `--engine cpu: ${onCpu}`, ...repeats };
   const large = overGpuLimit(req);
   if (engine === "gpu") return large ?? { sorter: sorterOf(GPU_DEFAULT_ALGO), reason: "--engine gpu", periodicAlgo: GPU_PERIODIC_ALGO };
@@ -371,8 +389,8 @@ export interface LongRepeats {
 }
 
 /** Whether the scan found enough long repeats to take a plan's repeatAlgo. */
-export function hasLongRepeats(repeats: LongRepeats): boolean {
-  return repeats.anchors >= LONG_REPEAT_MIN_ANCHORS && repeats.share >= LONG_REPEAT_SHARE;
+export function hasLongRepeats(repeats: LongRepeats, from = LONG_REPEAT_SHARE): boolean {
+  return repeats.anchors >= LONG_REPEAT_MIN_ANCHORS && repeats.share >= from;
 }
 
 /** Whether range would hand the text over (a plan's handOverAlgo). */
@@ -392,10 +410,10 @@ export function describeRepeats(repeats: LongRepeats): string {
  * scan found.
  */
 export function routeByRepeats(plan: EnginePlan, repeats: LongRepeats): EnginePlan {
-  const { repeatAlgo, handOverAlgo, ...rest } = plan;
+  const { repeatAlgo, handOverAlgo, longRepeatShare, ...rest } = plan;
   if (repeatAlgo === undefined && handOverAlgo === undefined) return plan;
   const found = describeRepeats(repeats);
-  if (repeatAlgo !== undefined && sorterOf(repeatAlgo).engine === "cpu" && hasLongRepeats(repeats)) {
+  if (repeatAlgo !== undefined && sorterOf(repeatAlgo).engine === "cpu" && hasLongRepeats(repeats, longRepeatShare)) {
     return { ...rest, sorter: sorterOf(repeatAlgo), reason: `${plan.reason}, but ${found}: ${repeatAlgo}` };
   }
   const touch = repeats.firstTouchMicros;

@@ -24,9 +24,10 @@ then -o is required.
 Options:
   -o, --out OUT      output file (default: IN.sa for a regular file; - is the standard output)
   --engine E         auto (default), cpu, gpu or hybrid:
-                       cpu     range for a text of 1 MiB or more on 8+ threads, or on 2+ when
-                               it looks random and, scanned whole, has few repeats far apart
-                               (under 30% of sampled 32-byte strings found again), where a
+                       cpu     range for a text of 1 MiB or more on 8+ threads, or on fewer
+                               when it looks random and, scanned whole, has few repeats far apart
+                               (under 30% of sampled 32-byte strings found again; 15% on one
+                               thread), where a
                                fresh page of memory takes under 8 µs to touch (timed on 1 MiB;
                                SUFSORT_FIRST_TOUCH_MICROS sets it); else sais,
                                and sais on any threads for a text hard for doubling (periodic,

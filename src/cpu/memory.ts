@@ -63,8 +63,9 @@ const OS_PAGE_BYTES = 4096;
  * returned instead (the user's word, and the tests'). 0 when the region holds too few pages to tell.
  */
 export function firstTouchMicros(heap: SharedHeap, ptr: number, bytes: number): number {
-  const given = process.env.SUFSORT_FIRST_TOUCH_MICROS;
-  if (given !== undefined && given !== "" && Number.isFinite(Number(given)) && Number(given) >= 0) return Number(given);
+  const setting = process.env.SUFSORT_FIRST_TOUCH_MICROS;
+  const given = setting ? Number(setting) : NaN; // unset or empty: measure
+  if (Number.isFinite(given) && given >= 0) return given;
   const start = Math.ceil(ptr / OS_PAGE_BYTES) * OS_PAGE_BYTES;
   const end = Math.min(ptr + bytes, heap.memory.buffer.byteLength);
   const pages = Math.floor((end - start) / OS_PAGE_BYTES);

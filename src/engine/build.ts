@@ -7,7 +7,7 @@ import type { Kernels } from "../cpu/wasm.js";
 import { checkThreads, createExecutor, defaultThreads, type Executor } from "../cpu/executor.js";
 import { failure, SufsortError, usageError, limitError } from "../errors.js";
 import { getSorter, heapBytesFor, listSorters, TEXT_PADDING, type BuildContext, type DeviceSuffixArrayConsumer, type EngineKind, type Overlap, type SuffixSorter } from "./registry.js";
-import { describeRepeats, FIRST_TOUCH_PROBE_BYTES, hasLongRepeats, planEngine, routeByRepeats, routeByText, traitsOf, wantsGpu, type EngineChoice, type EnginePlan, type TextTraits } from "./choice.js";
+import { cpuRepeatAlgo, describeRepeats, FIRST_TOUCH_PROBE_BYTES, hasLongRepeats, planEngine, routeByRepeats, routeByText, traitsOf, wantsGpu, type EngineChoice, type EnginePlan, type TextTraits } from "./choice.js";
 import { longRepeatShare } from "./repeats.js";
 import { verifyByWindows, verifyInHeapOn, type Verdict } from "./verify.js";
 import { verifyLarge } from "./verify-large.js";
@@ -351,8 +351,7 @@ export async function routePlacedByRepeats(placed: PlacedText, plan: EnginePlan,
   if (!scansRepeats(plan)) return { plan, ...none };
   // range on few threads only because the text looks random: what a fresh page costs here decides too
   // (measured on the pages after the text, before the scan's table takes them)
-  const probe = plan.repeatAlgo !== undefined && getSorter(plan.repeatAlgo)?.engine === "cpu";
-  const firstTouch = probe ? { firstTouchMicros: firstTouchMicros(placed.heap, placed.heap.used, FIRST_TOUCH_PROBE_BYTES) } : {};
+  const firstTouch = cpuRepeatAlgo(plan) !== undefined ? { firstTouchMicros: firstTouchMicros(placed.heap, placed.heap.used, FIRST_TOUCH_PROBE_BYTES) } : {};
   const t0 = performance.now();
   const repeats = { ...(await longRepeatShare(placed.executor, placed.textPtr, placed.n)), ms: performance.now() - t0, ...firstTouch };
   const onCpu = (why = "") => {
@@ -360,7 +359,7 @@ export async function routePlacedByRepeats(placed: PlacedText, plan: EnginePlan,
     switchSorter(placed, routed.sorter);
     return { plan: { ...routed, reason: `${routed.reason}${why}` }, ...none };
   };
-  if (plan.repeatAlgo === undefined || getSorter(plan.repeatAlgo)?.engine === "cpu" || !hasLongRepeats(repeats)) return onCpu();
+  if (plan.repeatAlgo === undefined || cpuRepeatAlgo(plan) !== undefined || !hasLongRepeats(repeats, plan.longRepeatShare)) return onCpu();
   // a GPU repeatAlgo: the plan of a text that does not look random, on a hardware GPU
   const owned = options.gpuContext === undefined && resolveGpuMode(options.gpu) !== "software" ? ((await acquireGpu({ mode: "hardware" })) ?? undefined) : undefined;
   const gpu = options.gpuContext ?? owned;

@@ -388,6 +388,12 @@ export interface LongRepeats {
   firstTouchMicros?: number;
 }
 
+/** The plan's repeatAlgo when it is a CPU algorithm (range on few threads: the first touch decides too); else undefined. */
+export function cpuRepeatAlgo(plan: EnginePlan): string | undefined {
+  const { repeatAlgo } = plan;
+  return repeatAlgo !== undefined && sorterOf(repeatAlgo).engine === "cpu" ? repeatAlgo : undefined;
+}
+
 /** Whether the scan found enough long repeats to take a plan's repeatAlgo. */
 export function hasLongRepeats(repeats: LongRepeats, from = LONG_REPEAT_SHARE): boolean {
   return repeats.anchors >= LONG_REPEAT_MIN_ANCHORS && repeats.share >= from;
@@ -413,13 +419,14 @@ export function routeByRepeats(plan: EnginePlan, repeats: LongRepeats): EnginePl
   const { repeatAlgo, handOverAlgo, longRepeatShare, ...rest } = plan;
   if (repeatAlgo === undefined && handOverAlgo === undefined) return plan;
   const found = describeRepeats(repeats);
-  if (repeatAlgo !== undefined && sorterOf(repeatAlgo).engine === "cpu" && hasLongRepeats(repeats, longRepeatShare)) {
-    return { ...rest, sorter: sorterOf(repeatAlgo), reason: `${plan.reason}, but ${found}: ${repeatAlgo}` };
+  const onCpu = cpuRepeatAlgo(plan);
+  if (onCpu !== undefined && hasLongRepeats(repeats, longRepeatShare)) {
+    return { ...rest, sorter: sorterOf(onCpu), reason: `${plan.reason}, but ${found}: ${onCpu}` };
   }
   const touch = repeats.firstTouchMicros;
-  if (repeatAlgo !== undefined && sorterOf(repeatAlgo).engine === "cpu" && touch !== undefined && touch >= SLOW_FIRST_TOUCH_MICROS) {
+  if (onCpu !== undefined && touch !== undefined && touch >= SLOW_FIRST_TOUCH_MICROS) {
     const why = `a fresh page takes ${touch.toFixed(1)} µs to touch here, more than range's heap (about 25 bytes per input byte) saves`;
-    return { ...rest, sorter: sorterOf(repeatAlgo), reason: `${plan.reason}, but ${why}: ${repeatAlgo}; ${found}` };
+    return { ...rest, sorter: sorterOf(onCpu), reason: `${plan.reason}, but ${why}: ${onCpu}; ${found}` };
   }
   if (handOverAlgo !== undefined && wouldHandOver(repeats)) {
     return { ...rest, sorter: sorterOf(handOverAlgo), reason: `${plan.reason}, but ${found}, so range would hand it over: ${handOverAlgo}` };
